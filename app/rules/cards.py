@@ -9,10 +9,21 @@ RANKS: tuple[int, ...] = tuple(range(3, 14))
 
 RANK_CODES: dict[int, str] = {**{r: str(r) for r in range(3, 11)}, 11: "J", 12: "Q", 13: "K"}
 RANK_NAMES: dict[int, str] = {
-    3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine",
-    10: "Ten", 11: "Jack", 12: "Queen", 13: "King",
+    3: "Three",
+    4: "Four",
+    5: "Five",
+    6: "Six",
+    7: "Seven",
+    8: "Eight",
+    9: "Nine",
+    10: "Ten",
+    11: "Jack",
+    12: "Queen",
+    13: "King",
 }
-RANK_PLURALS: dict[int, str] = {r: name + ("es" if r == 6 else "s") for r, name in RANK_NAMES.items()}
+RANK_PLURALS: dict[int, str] = {
+    r: name + ("es" if r == 6 else "s") for r, name in RANK_NAMES.items()
+}
 
 SUITS: dict[str, str] = {"R": "stars", "H": "hearts", "C": "clubs", "S": "spades", "D": "diamonds"}
 """Suit letters in card codes (R is stars) and their names."""

@@ -146,9 +146,7 @@ def _deck_errors(results: Sequence[SeatResult], decks: Decks) -> list[str]:
     errors = []
     jokers = sum(card.is_joker for card in cards)
     if jokers > decks.jokers:
-        errors.append(
-            f"{jokers} jokers across the table, but the decks hold only {decks.jokers}."
-        )
+        errors.append(f"{jokers} jokers across the table, but the decks hold only {decks.jokers}.")
     ranks = Counter(card.rank for card in cards if card.rank is not None)
     for rank, count in sorted(ranks.items()):
         if count > decks.copies_of_rank:

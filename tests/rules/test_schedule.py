@@ -9,8 +9,17 @@ from app.rules.schedule import ROUND_COUNT, cards_dealt, plan_rounds, wild_rank
 def test_chart_matches_the_rulebook():
     chart = [(r, cards_dealt(r), RANK_CODES[wild_rank(r)]) for r in range(1, ROUND_COUNT + 1)]
     assert chart == [
-        (1, 3, "3"), (2, 4, "4"), (3, 5, "5"), (4, 6, "6"), (5, 7, "7"), (6, 8, "8"),
-        (7, 9, "9"), (8, 10, "10"), (9, 11, "J"), (10, 12, "Q"), (11, 13, "K"),
+        (1, 3, "3"),
+        (2, 4, "4"),
+        (3, 5, "5"),
+        (4, 6, "6"),
+        (5, 7, "7"),
+        (6, 8, "8"),
+        (7, 9, "9"),
+        (8, 10, "10"),
+        (9, 11, "J"),
+        (10, 12, "Q"),
+        (11, 13, "K"),
     ]
 
 

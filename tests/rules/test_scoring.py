@@ -19,8 +19,17 @@ def cards(*codes):
 
 @pytest.mark.parametrize(
     ("code", "round_wild", "points"),
-    [("3", 13, 3), ("10H", 3, 10), ("J", 3, 11), ("Q", 3, 12), ("K", 3, 13),
-     ("K", 13, 20), ("7S", 7, 20), ("JOKER", 3, 50), ("joker", 13, 50)],
+    [
+        ("3", 13, 3),
+        ("10H", 3, 10),
+        ("J", 3, 11),
+        ("Q", 3, 12),
+        ("K", 3, 13),
+        ("K", 13, 20),
+        ("7S", 7, 20),
+        ("JOKER", 3, 50),
+        ("joker", 13, 50),
+    ],
 )
 def test_card_values(code, round_wild, points):
     assert card_points(parse_card(code), wild_rank=round_wild) == points
@@ -68,8 +77,11 @@ def play(results, *, round_number=1, names=NAMES, decks=None):
 
 def test_a_round_scores_went_out_cards_and_typed_points():
     outcome = play(
-        [SeatResult(went_out=True), SeatResult(cards=cards("5R", "9H", "JOKER")),
-         SeatResult(points=17)],
+        [
+            SeatResult(went_out=True),
+            SeatResult(cards=cards("5R", "9H", "JOKER")),
+            SeatResult(points=17),
+        ],
         round_number=3,
     )
     assert outcome.scores == [0, 79, 17]
@@ -94,8 +106,13 @@ def test_two_players_cannot_both_go_out_first():
 
 def test_no_more_leftover_cards_than_dealt():
     with pytest.raises(RoundError) as caught:
-        play([SeatResult(went_out=True), SeatResult(cards=cards("4", "5", "6", "7")),
-              SeatResult(points=4)])
+        play(
+            [
+                SeatResult(went_out=True),
+                SeatResult(cards=cards("4", "5", "6", "7")),
+                SeatResult(points=4),
+            ]
+        )
     assert caught.value.seat_errors == {1: "Ben has 4 cards, but only 3 were dealt this round."}
 
 
@@ -120,8 +137,9 @@ def test_a_lone_three_is_wild_in_round_one():
     # 3s are wild in round 1, so no hand costs exactly 3 points there; in round 2 one three does.
     with pytest.raises(RoundError, match="exactly 3 this round"):
         play([SeatResult(went_out=True), SeatResult(points=3), SeatResult(points=0)])
-    assert play([SeatResult(went_out=True), SeatResult(points=3), SeatResult(points=0)],
-                round_number=2).scores == [0, 3, 0]
+    assert play(
+        [SeatResult(went_out=True), SeatResult(points=3), SeatResult(points=0)], round_number=2
+    ).scores == [0, 3, 0]
 
 
 def test_most_a_hand_can_cost():
@@ -135,8 +153,11 @@ def test_most_a_hand_can_cost():
 def test_jokers_across_the_table_are_limited():
     with pytest.raises(RoundError, match="7 jokers across the table, but the decks hold only 6"):
         play(
-            [SeatResult(went_out=True), SeatResult(cards=cards(*["JOKER"] * 4)),
-             SeatResult(cards=cards(*["JOKER"] * 3))],
+            [
+                SeatResult(went_out=True),
+                SeatResult(cards=cards(*["JOKER"] * 4)),
+                SeatResult(cards=cards(*["JOKER"] * 3)),
+            ],
             round_number=2,
         )
 
@@ -159,11 +180,21 @@ def test_no_more_of_a_rank_than_the_decks_hold():
 
 def test_no_more_of_an_exact_card_than_the_decks_hold():
     with pytest.raises(RoundError, match="3 of the Queen of hearts, but the decks hold only 2"):
-        play([SeatResult(went_out=True), SeatResult(cards=cards("QH", "QH")),
-              SeatResult(cards=cards("QH"))])
+        play(
+            [
+                SeatResult(went_out=True),
+                SeatResult(cards=cards("QH", "QH")),
+                SeatResult(cards=cards("QH")),
+            ]
+        )
 
 
 def test_went_out_player_has_no_cards():
     with pytest.raises(RoundError, match="Ann went out, so Ann has no cards left"):
-        play([SeatResult(went_out=True, cards=cards("Q")), SeatResult(points=4),
-              SeatResult(points=4)])
+        play(
+            [
+                SeatResult(went_out=True, cards=cards("Q")),
+                SeatResult(points=4),
+                SeatResult(points=4),
+            ]
+        )

@@ -1,0 +1,55 @@
+"""The database engine: SQLite pragmas, immediate write transactions, sessions."""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from sqlalchemy import Engine, event
+from sqlalchemy.engine import Connection, make_url
+from sqlmodel import Session, create_engine
+
+WRITE_OPTIONS = {"sqlite_begin": "IMMEDIATE"}
+
+
+def make_engine(database_url: str) -> Engine:
+    """An engine for database_url, with SQLite set up for a busy table of phones."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite":
+        return create_engine(database_url, pool_pre_ping=True)
+    if url.database and url.database != ":memory:":
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(database_url, connect_args={"check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let the "begin" listener below issue BEGIN itself, so writes can be IMMEDIATE.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        # A deferred BEGIN that reads then writes fails with "database is locked" under load;
+        # write transactions take the write lock up front instead.
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def begin_write(session: Session) -> None:
+    """Start session's transaction as a write (BEGIN IMMEDIATE on SQLite)."""
+    session.connection(execution_options=WRITE_OPTIONS)
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """A session for one request, on the app's engine."""
+    with Session(request.app.state.engine) as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]

@@ -1,0 +1,83 @@
+"""The app factory: settings, database migration on start, routes and static files."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .config import PROJECT_DIR, Settings, settings
+from .db import make_engine
+from .migrate import upgrade_to_head
+from .web import api, pages
+
+
+def create_app(app_settings: Settings | None = None) -> FastAPI:
+    """Build the app for app_settings (the environment's settings by default)."""
+    chosen = app_settings or settings
+    engine = make_engine(chosen.database_url)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        upgrade_to_head(engine)
+        yield
+        engine.dispose()
+
+    app = FastAPI(
+        title="Crownkeeper",
+        summary="Keep score for Five Crowns at the table.",
+        lifespan=lifespan,
+        root_path=chosen.root_path,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.engine = engine
+    app.state.settings = chosen
+    app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.middleware("http")(_security_headers)
+    return app
+
+
+def _describe(error: dict) -> str:  # type: ignore[type-arg]
+    where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+    message = str(error.get("msg", "is not valid"))
+    message = message.removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.removeprefix(request.scope.get("root_path", "")).startswith("/api")
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    problems = [_describe(error) for error in exc.errors()]
+    if not _is_api(request):
+        return pages.error_page(request, "; ".join(problems), status_code=422)
+    return JSONResponse({"detail": "; ".join(problems), "problems": problems}, status_code=422)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if _is_api(request) or request.url.path.startswith("/static"):
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+    return pages.error_page(request, str(exc.detail), status_code=exc.status_code)
+
+
+async def _security_headers(request: Request, call_next):  # type: ignore[no-untyped-def]
+    response = await call_next(request)
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    )
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response

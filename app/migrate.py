@@ -1,0 +1,38 @@
+"""Bring the database to the newest schema on start, and refuse one newer than this code."""
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine
+
+from .config import PROJECT_DIR
+
+
+class DatabaseTooNew(RuntimeError):
+    """The database was upgraded by a newer Crownkeeper than this one."""
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration for this project's migrations folder."""
+    config = Config(str(PROJECT_DIR / "alembic.ini"))
+    config.set_main_option("script_location", str(PROJECT_DIR / "migrations"))
+    return config
+
+
+def upgrade_to_head(engine: Engine, *, revision: str = "head") -> None:
+    """Upgrade the database behind engine, after checking it is not from a newer version."""
+    config = alembic_config()
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    with engine.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_heads()
+    unknown = [rev for rev in current if rev not in known]
+    if unknown:
+        raise DatabaseTooNew(
+            f"The database is at revision {', '.join(unknown)}, which this version of "
+            "Crownkeeper does not know: it was written by a newer version. Run that version, "
+            "or restore a backup."
+        )
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)

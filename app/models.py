@@ -1,0 +1,70 @@
+"""The tables. They are created and changed only through Alembic migrations."""
+
+from datetime import UTC, datetime
+
+from sqlalchemy import UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+# Set before any table exists, so every constraint gets a stable name for batch migrations.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Game(SQLModel, table=True):
+    """One game at one table; `code` is the secret in its link."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    code: str = Field(unique=True, max_length=64)
+    first_dealer: int
+    created_at: datetime = Field(default_factory=utc_now)
+    finished_at: datetime | None = None
+    version: int = 1
+
+
+class Seat(SQLModel, table=True):
+    """A place at the table, clockwise from position 0."""
+
+    __table_args__ = (UniqueConstraint("game_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    position: int
+    name: str = Field(max_length=30)
+
+
+class GameRound(SQLModel, table=True):
+    """A round as planned when the game starts: stored, so variants can plan it differently."""
+
+    __tablename__ = "game_round"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    number: int
+    cards_dealt: int
+    wild_rank: int
+    dealer: int
+
+
+class SeatScore(SQLModel, table=True):
+    """One seat's result in one round; a correction replaces it and keeps the old row."""
+
+    __tablename__ = "seat_score"
+
+    id: int | None = Field(default=None, primary_key=True)
+    round_id: int = Field(foreign_key="game_round.id", index=True)
+    position: int
+    points: int
+    went_out: bool = False
+    cards: str | None = Field(default=None, max_length=200)
+    saved_at: datetime = Field(default_factory=utc_now)
+    replaced_at: datetime | None = None

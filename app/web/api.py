@@ -1,0 +1,190 @@
+"""The JSON API: thin routes over the games service."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Path, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..db import SessionDep
+from ..games import (
+    GameError,
+    GameNotFound,
+    GameState,
+    NoSuchRound,
+    StaleVersion,
+    create_game,
+    finish_game,
+    load_game,
+    parse_cards,
+    save_round,
+)
+from ..rules.cards import CardError
+from ..rules.scoring import RoundError, SeatResult
+
+router = APIRouter(prefix="/api", tags=["games"])
+
+
+class GameCreate(BaseModel):
+    """A new game: names in clockwise seat order, and who deals first."""
+
+    model_config = ConfigDict(extra="forbid")
+    players: list[str] = Field(min_length=1, max_length=50)
+    first_dealer: int = 0
+
+
+class SeatResultIn(BaseModel):
+    """One seat's result: went out, the cards left in hand, or the points counted already."""
+
+    model_config = ConfigDict(extra="forbid")
+    went_out: bool = False
+    cards: list[str] | None = Field(default=None, max_length=60)
+    points: int | None = None
+
+    @model_validator(mode="after")
+    def one_kind(self) -> "SeatResultIn":
+        given = sum([self.went_out, self.cards is not None, self.points is not None])
+        if given > 1:
+            raise ValueError("give one of went_out, cards or points for each player")
+        return self
+
+
+class RoundSave(BaseModel):
+    """Every seat's result for one round, in seat order; version guards against overwrites."""
+
+    model_config = ConfigDict(extra="forbid")
+    results: list[SeatResultIn] = Field(max_length=50)
+    version: int | None = None
+
+
+class RoundPublic(BaseModel):
+    number: int
+    cards_dealt: int
+    wild_rank: str
+    dealer: int
+    first_player: int
+    went_out: int | None
+    scores: list[int] | None
+    cards: list[list[str] | None] | None = Field(
+        description="Per seat, the leftover cards entered on the picker (null: typed or went out)"
+    )
+
+
+class GamePublic(BaseModel):
+    code: str
+    players: list[str]
+    first_dealer: int
+    rounds: list[RoundPublic]
+    totals: list[int]
+    current_round: int | None
+    leaders: list[int]
+    finished: bool
+    winners: list[int]
+    version: int
+
+
+def game_public(state: GameState) -> dict[str, Any]:
+    """The API's view of a game."""
+    current = state.current_round
+    rounds = [
+        RoundPublic(
+            number=r.number,
+            cards_dealt=r.cards_dealt,
+            wild_rank=r.wild_rank_code,
+            dealer=r.dealer,
+            first_player=r.first_player,
+            went_out=r.went_out,
+            scores=r.scores,
+            cards=None
+            if r.entries is None
+            else [None if e.cards is None else [c.code for c in e.cards] for e in r.entries],
+        )
+        for r in state.rounds
+    ]
+    return GamePublic(
+        code=state.code,
+        players=list(state.players),
+        first_dealer=state.first_dealer,
+        rounds=rounds,
+        totals=state.totals,
+        current_round=None if current is None else current.number,
+        leaders=state.leaders,
+        finished=state.finished,
+        winners=state.winners,
+        version=state.version,
+    ).model_dump()
+
+
+def _error(status_code: int, detail: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"detail": detail, **extra}, status_code=status_code)
+
+
+Code = Annotated[str, Path(max_length=64, description="The game's code from its link")]
+NOT_FOUND = {404: {"description": "No game has this code"}}
+
+
+@router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GamePublic)
+def create(body: GameCreate, session: SessionDep) -> Any:
+    """Start a game."""
+    try:
+        state = create_game(session, players=body.players, first_dealer=body.first_dealer)
+    except GameError as error:
+        return _error(422, str(error))
+    return game_public(state)
+
+
+@router.get("/games/{code}", response_model=GamePublic, responses=NOT_FOUND)
+def read(code: Code, session: SessionDep) -> Any:
+    """The game's state."""
+    try:
+        return game_public(load_game(session, code=code))
+    except GameNotFound as error:
+        return _error(404, str(error))
+
+
+@router.put("/games/{code}/rounds/{number}", response_model=GamePublic, responses=NOT_FOUND)
+def put_round(
+    code: Code,
+    number: Annotated[int, Path(description="Round number, 1 to 11")],
+    body: Annotated[RoundSave, Body()],
+    session: SessionDep,
+) -> Any:
+    """Save or correct one round."""
+    try:
+        results = [
+            SeatResult(
+                went_out=entry.went_out,
+                cards=None if entry.cards is None else parse_cards(entry.cards),
+                points=entry.points,
+            )
+            for entry in body.results
+        ]
+        state = save_round(session, code=code, number=number, results=results, version=body.version)
+    except GameNotFound as error:
+        return _error(404, str(error))
+    except StaleVersion as error:
+        session.rollback()
+        return _error(409, str(error), game=game_public(load_game(session, code=code)))
+    except RoundError as error:
+        return _error(
+            422,
+            str(error),
+            seat_errors={str(seat): message for seat, message in error.seat_errors.items()},
+            table_errors=error.table_errors,
+        )
+    except CardError as error:
+        return _error(422, str(error))
+    except NoSuchRound as error:
+        return _error(404, str(error))
+    except GameError as error:
+        return _error(409, str(error))
+    return game_public(state)
+
+
+@router.post("/games/{code}/finish", response_model=GamePublic, responses=NOT_FOUND)
+def finish(code: Code, session: SessionDep) -> Any:
+    """End the game now; the lowest total wins."""
+    try:
+        return game_public(finish_game(session, code=code))
+    except GameNotFound as error:
+        return _error(404, str(error))

@@ -1,0 +1,209 @@
+"""HTML forms as data: what a player typed and tapped, kept whole across errors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..games import GameState, RoundState, SeatEntry
+from ..rules.cards import JOKER, MAX_PLAYERS, RANK_CODES, RANK_NAMES, RANKS, CardError, parse_card
+from ..rules.scoring import SeatResult, card_points
+
+MAX_FORM_CARDS = 20
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
+
+
+@dataclass(frozen=True)
+class KeypadKey:
+    """One button of the card picker."""
+
+    code: str
+    label: str
+    name: str
+    points: int
+    wild: bool
+
+
+def keypad(wild_rank: int) -> list[KeypadKey]:
+    """The picker's buttons for a round: 3 .. K, then Joker, with what each costs."""
+    keys = [
+        KeypadKey(
+            code=RANK_CODES[rank],
+            label=RANK_CODES[rank],
+            name=RANK_NAMES[rank],
+            points=card_points(parse_card(RANK_CODES[rank]), wild_rank=wild_rank),
+            wild=rank == wild_rank,
+        )
+        for rank in RANKS
+    ]
+    keys.append(KeypadKey(code=JOKER, label="Joker", name="Joker", points=50, wild=True))
+    return keys
+
+
+@dataclass
+class SeatForm:
+    """One player's part of the round form."""
+
+    cards: list[str] = field(default_factory=list)
+    typed: str = ""
+    error: str = ""
+
+
+@dataclass
+class RoundForm:
+    """The round entry form: who went out, each seat's cards or typed points, and errors."""
+
+    number: int
+    seats: list[SeatForm]
+    went_out: int | None = None
+    version: int | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @classmethod
+    def blank(cls, state: GameState, round_state: RoundState) -> RoundForm:
+        """An empty form, or the saved round's entries ready to correct."""
+        if round_state.entries is None:
+            seats = [SeatForm() for _ in state.players]
+            return cls(number=round_state.number, seats=seats, version=state.version)
+        return cls(
+            number=round_state.number,
+            seats=[_seat_from_entry(entry) for entry in round_state.entries],
+            went_out=round_state.went_out,
+            version=state.version,
+        )
+
+    @classmethod
+    def parse(cls, number: int, data: Mapping[str, str], seat_count: int) -> RoundForm:
+        """Read the posted form; anything unreadable becomes a message, never an exception."""
+        seats = []
+        for seat in range(seat_count):
+            codes = [c for c in data.get(f"cards_{seat}", "").split(",") if c.strip()]
+            seats.append(
+                SeatForm(cards=codes[:MAX_FORM_CARDS], typed=data.get(f"points_{seat}", "").strip())
+            )
+        form = cls(number=number, seats=seats)
+        form.went_out = _seat_index(data.get("went_out", ""), seat_count)
+        form.version = _int_or_none(data.get("version", ""))
+        return form
+
+    def apply_tap(self, data: Mapping[str, str]) -> bool:
+        """Add or remove one card as a tap without JavaScript asks; True if it was a tap."""
+        add, remove = data.get("add", ""), data.get("remove", "")
+        if add:
+            seat_text, _, code = add.partition(":")
+            seat = _seat_index(seat_text, len(self.seats))
+            if seat is not None and len(self.seats[seat].cards) < MAX_FORM_CARDS:
+                self.seats[seat].cards.append(code)
+            return True
+        if remove:
+            seat_text, _, index_text = remove.partition(":")
+            seat = _seat_index(seat_text, len(self.seats))
+            index = _int_or_none(index_text)
+            if seat is not None and index is not None and 0 <= index < len(self.seats[seat].cards):
+                del self.seats[seat].cards[index]
+            return True
+        return False
+
+    def results(self) -> list[SeatResult] | None:
+        """The seats' results for the rules, or None after noting each unreadable entry."""
+        results = []
+        for seat, entry in enumerate(self.seats):
+            if seat == self.went_out:
+                results.append(SeatResult(went_out=True))
+            elif entry.typed:
+                points = _int_or_none(entry.typed)
+                if points is None:
+                    entry.error = f"{entry.typed[:10]!r} is not a number of points."
+                results.append(SeatResult(points=points))
+            else:
+                try:
+                    results.append(SeatResult(cards=tuple(parse_card(c) for c in entry.cards)))
+                except CardError as error:
+                    entry.error = str(error)
+        if any(entry.error for entry in self.seats):
+            return None
+        return results
+
+    def seat_points(self, seat: int, wild_rank: int) -> int | None:
+        """What the seat's tapped cards cost now, for the running total beside the name."""
+        entry = self.seats[seat]
+        if seat == self.went_out:
+            return 0
+        if entry.typed:
+            return _int_or_none(entry.typed)
+        try:
+            return sum(card_points(parse_card(c), wild_rank=wild_rank) for c in entry.cards)
+        except CardError:
+            return None
+
+
+@dataclass
+class NewGameForm:
+    """The new game form: names in seat order and who deals first."""
+
+    names: list[str]
+    first_dealer: int = 0
+    error: str = ""
+
+    @classmethod
+    def blank(cls) -> NewGameForm:
+        return cls(names=["", "", "", ""])
+
+    @classmethod
+    def parse(cls, data: Mapping[str, str]) -> NewGameForm:
+        names = [data.get(f"name_{i}", "") for i in range(MAX_PLAYERS) if f"name_{i}" in data]
+        first = _int_or_none(data.get("first_dealer", "0")) or 0
+        return cls(names=[n[:60] for n in names], first_dealer=first)
+
+    def apply_action(self, data: Mapping[str, str]) -> bool:
+        """Add, remove or move a seat, as the button pressed asks; True if it was one."""
+        action = data.get("action", "")
+        verb, _, index_text = action.partition(":")
+        index = _int_or_none(index_text)
+        if verb == "add":
+            if len(self.names) < MAX_PLAYERS:
+                self.names.append("")
+            return True
+        if index is None or not 0 <= index < len(self.names):
+            return False
+        if verb == "remove" and len(self.names) > 1:
+            del self.names[index]
+            if self.first_dealer == index:
+                self.first_dealer = 0
+            elif self.first_dealer > index:
+                self.first_dealer -= 1
+        elif verb in ("up", "down"):
+            other = index - 1 if verb == "up" else index + 1
+            if 0 <= other < len(self.names):
+                self.names[index], self.names[other] = self.names[other], self.names[index]
+                # The chosen first dealer moves with their name.
+                if self.first_dealer in (index, other):
+                    self.first_dealer = other if self.first_dealer == index else index
+        else:
+            return False
+        return True
+
+    def players(self) -> tuple[list[str], int]:
+        """The filled-in names and the first dealer's index among them."""
+        filled = [(i, name) for i, name in enumerate(self.names) if name.strip()]
+        first = next((n for n, (i, _) in enumerate(filled) if i == self.first_dealer), 0)
+        return [name for _, name in filled], first
+
+
+def _seat_from_entry(entry: SeatEntry) -> SeatForm:
+    if entry.cards is not None:
+        return SeatForm(cards=[card.code for card in entry.cards])
+    if entry.went_out:
+        return SeatForm()
+    return SeatForm(typed=str(entry.points))
+
+
+def _int_or_none(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if _WHOLE_NUMBER.fullmatch(text) else None
+
+
+def _seat_index(text: str, seat_count: int) -> int | None:
+    value = _int_or_none(text)
+    return value if value is not None and 0 <= value < seat_count else None

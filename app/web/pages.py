@@ -1,0 +1,247 @@
+"""The HTML pages: the same URL gives the whole page, or just the region htmx asked for."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Request
+from fastapi.responses import RedirectResponse, Response
+from jinja2_fragments.fastapi import Jinja2Blocks
+
+from ..config import PROJECT_DIR
+from ..db import SessionDep
+from ..games import (
+    GameError,
+    GameNotFound,
+    GameState,
+    NoSuchRound,
+    RoundState,
+    StaleVersion,
+    create_game,
+    finish_game,
+    load_game,
+    save_round,
+)
+from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
+from ..rules.schedule import ROUND_COUNT, plan_rounds
+from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
+from .forms import NewGameForm, RoundForm, keypad
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
+templates.env.globals.update(
+    RANK_CODES=RANK_CODES, RANK_PLURALS=RANK_PLURALS, ROUND_COUNT=ROUND_COUNT, keypad=keypad
+)
+
+GAMES_COOKIE = "crownkeeper_games"
+REMEMBERED_GAMES = 12
+Code = Annotated[str, Path(max_length=64)]
+
+
+def wants_fragment(request: Request) -> bool:
+    """htmx asked for part of a page (a full navigation still gets the whole page)."""
+    return request.headers.get("HX-Request") == "true" and (
+        request.headers.get("HX-Request-Type", "partial") != "full"
+    )
+
+
+def render(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    *,
+    block: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    """The whole page, or only `block` of it when htmx asked for a fragment."""
+    fragment = block if block and wants_fragment(request) else None
+    response = templates.TemplateResponse(
+        request, template, context, status_code=status_code, block_name=fragment
+    )
+    response.headers["Vary"] = "HX-Request, HX-Request-Type"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def error_page(request: Request, message: str, *, status_code: int) -> Response:
+    """A page that says what went wrong and where to go next."""
+    return render(request, "error.html", {"message": message}, status_code=status_code)
+
+
+def remembered_codes(request: Request) -> list[str]:
+    """Game codes this browser has opened, newest first."""
+    raw = request.cookies.get(GAMES_COOKIE, "")
+    return [code for code in raw.split(".") if 0 < len(code) <= 64][:REMEMBERED_GAMES]
+
+
+def remember(response: Response, request: Request, code: str) -> None:
+    """Keep code first in this browser's list of games."""
+    codes = [code, *(c for c in remembered_codes(request) if c != code)][:REMEMBERED_GAMES]
+    response.set_cookie(
+        GAMES_COOKIE,
+        ".".join(codes),
+        max_age=400 * 24 * 3600,
+        httponly=True,
+        samesite="lax",
+        path=request.scope.get("root_path") or "/",
+    )
+
+
+@router.get("/")
+def home(request: Request, session: SessionDep) -> Response:
+    """Start a game, or reopen one this browser has seen."""
+    games = []
+    for code in remembered_codes(request):
+        try:
+            games.append(load_game(session, code=code))
+        except GameNotFound:
+            continue
+    return render(request, "home.html", {"form": NewGameForm.blank(), "games": games})
+
+
+@router.post("/games")
+async def new_game(request: Request, session: SessionDep) -> Response:
+    """Create the game, or add, remove or move a seat on the form."""
+    data = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = NewGameForm.parse(data)
+    if not form.apply_action(data):
+        names, first_dealer = form.players()
+        try:
+            state = create_game(session, players=names, first_dealer=first_dealer)
+        except GameError as error:
+            form.error = str(error)
+        else:
+            return RedirectResponse(request.url_for("game_page", code=state.code), 303)
+    status = 422 if form.error else 200
+    return render(
+        request, "home.html", {"form": form, "games": []}, block="new_game", status_code=status
+    )
+
+
+@router.get("/g/{code}")
+def game_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """The score sheet, whose deal it is, the wild rank and the round entry."""
+    state = _load_or_404(session, code)
+    response = _game_response(request, state)
+    remember(response, request, code)
+    return response
+
+
+@router.get("/g/{code}/rounds/{number}")
+def round_page(request: Request, code: Code, number: int, session: SessionDep) -> Response:
+    """Enter or correct one round."""
+    state = _load_or_404(session, code)
+    round_state = _round_or_404(state, number)
+    if round_state.entries is None and (state.current_round is not round_state):
+        return RedirectResponse(request.url_for("game_page", code=code), 303)
+    form = RoundForm.blank(state, round_state)
+    return render(request, "round.html", _round_context(state, form))
+
+
+@router.post("/g/{code}/rounds/{number}")
+async def post_round(request: Request, code: Code, number: int, session: SessionDep) -> Response:
+    """Save a round (or take a tap, when the phone runs no JavaScript)."""
+    state = _load_or_404(session, code)
+    _round_or_404(state, number)
+    data = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    form = RoundForm.parse(number, data, len(state.players))
+    from_game_page = data.get("from") == "game"
+    status = 200
+    if not form.apply_tap(data):
+        status = _save(session, state, form)
+        if status == 200:
+            if wants_fragment(request) and from_game_page:
+                return _game_response(request, load_game(session, code=code))
+            return RedirectResponse(request.url_for("game_page", code=code), 303)
+        state = load_game(session, code=code)
+        if status == 409:
+            form.version = state.version
+    if from_game_page:
+        return _game_response(request, state, form=form, status_code=status)
+    return render(
+        request, "round.html", _round_context(state, form), block="entry", status_code=status
+    )
+
+
+@router.post("/g/{code}/finish")
+def finish(request: Request, code: Code, session: SessionDep) -> Response:
+    """End the game now (the shorter-game house rule)."""
+    try:
+        finish_game(session, code=code)
+    except GameNotFound as error:
+        return error_page(request, str(error), status_code=404)
+    return RedirectResponse(request.url_for("game_page", code=code), 303)
+
+
+@router.get("/rules")
+def rules_page(request: Request) -> Response:
+    """How to play and score, with the wild card chart."""
+    return render(
+        request,
+        "rules.html",
+        {
+            "plans": plan_rounds(seat_count=1),
+            "joker_points": JOKER_POINTS,
+            "wild_points": WILD_POINTS,
+            "one_game": Decks(1),
+            "two_games": Decks(2),
+        },
+    )
+
+
+def _save(session: SessionDep, state: GameState, form: RoundForm) -> int:
+    """Save the form's round; on a problem, note it on the form and return the status."""
+    results = form.results()
+    if results is None:
+        return 422
+    try:
+        save_round(
+            session, code=state.code, number=form.number, results=results, version=form.version
+        )
+    except RoundError as error:
+        session.rollback()
+        form.errors = error.table_errors
+        for seat, message in error.seat_errors.items():
+            form.seats[seat].error = message
+        return 422
+    except StaleVersion as error:
+        session.rollback()
+        form.errors = [f"{error} Your entries are kept below."]
+        return 409
+    except GameError as error:
+        session.rollback()
+        form.errors = [str(error)]
+        return 409
+    return 200
+
+
+def _game_response(
+    request: Request,
+    state: GameState,
+    *,
+    form: RoundForm | None = None,
+    status_code: int = 200,
+) -> Response:
+    current = state.current_round
+    if form is None and current is not None:
+        form = RoundForm.blank(state, current)
+    context = {"state": state, "current": current, "form": form, "decks": state.decks}
+    return render(request, "game.html", context, block="game", status_code=status_code)
+
+
+def _round_context(state: GameState, form: RoundForm) -> dict[str, Any]:
+    return {"state": state, "round": state.round(form.number), "form": form, "decks": state.decks}
+
+
+def _load_or_404(session: SessionDep, code: str) -> GameState:
+    try:
+        return load_game(session, code=code)
+    except GameNotFound as error:
+        raise HTTPException(404, str(error)) from error
+
+
+def _round_or_404(state: GameState, number: int) -> RoundState:
+    try:
+        return state.round(number)
+    except NoSuchRound as error:
+        raise HTTPException(404, str(error)) from error
