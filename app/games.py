@@ -198,9 +198,9 @@ def save_round(
     if round_state.entries is None:
         if state.finished:
             raise GameError("This game is over: no new round can be saved. Corrections still can.")
-        earlier = state.rounds[number - 2] if number > 1 else None
-        if earlier is not None and earlier.entries is None:
-            raise GameError(f"Save round {earlier.number} first: rounds are saved in order.")
+        waiting = state.current_round
+        if waiting is not None and waiting.number < number:
+            raise GameError(f"Save round {waiting.number} first: rounds are saved in order.")
     outcome = score_round(
         results,
         seat_names=state.players,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 from .cards import RANK_NAMES, RANK_PLURALS, RANKS, Card, Decks
 
@@ -28,27 +27,12 @@ def leftover_points(cards: Sequence[Card], *, wild_rank: int) -> int:
 
 
 def max_leftover_points(*, cards_dealt: int, wild_rank: int, decks: Decks) -> int:
-    """The most a hand of cards_dealt leftover cards can cost."""
-    return max(_possible_totals(cards_dealt, wild_rank, decks.jokers))
-
-
-def points_possible(points: int, *, cards_dealt: int, wild_rank: int, decks: Decks) -> bool:
-    """Whether some hand of at most cards_dealt leftover cards costs exactly points."""
-    return points in _possible_totals(cards_dealt, wild_rank, decks.jokers)
-
-
-@cache
-def _possible_totals(cards_dealt: int, wild_rank: int, jokers: int) -> frozenset[int]:
-    rank_values = sorted({WILD_POINTS if rank == wild_rank else rank for rank in RANKS})
-    totals = {0}
-    # Rank values first (a hand can hold up to cards_dealt of them), then jokers on top.
-    by_count: list[set[int]] = [{0}]
-    for _ in range(cards_dealt):
-        by_count.append({t + v for t in by_count[-1] for v in rank_values})
-    for count, sums in enumerate(by_count):
-        for joker_count in range(min(jokers, cards_dealt - count) + 1):
-            totals.update(s + joker_count * JOKER_POINTS for s in sums)
-    return frozenset(totals)
+    """The most a hand of cards_dealt leftover cards can cost: jokers, then wilds, then high."""
+    values = [JOKER_POINTS] * decks.jokers
+    for rank in sorted(RANKS, key=lambda r: WILD_POINTS if r == wild_rank else r, reverse=True):
+        points = WILD_POINTS if rank == wild_rank else rank
+        values.extend([points] * decks.copies_of_rank)
+    return sum(values[:cards_dealt])
 
 
 @dataclass(frozen=True)
@@ -136,8 +120,6 @@ def _typed_points_error(points: int, cards_dealt: int, wild_rank: int, decks: De
     most = max_leftover_points(cards_dealt=cards_dealt, wild_rank=wild_rank, decks=decks)
     if points > most:
         return f"{points} is too many: {cards_dealt} leftover cards cost at most {most} this round."
-    if not points_possible(points, cards_dealt=cards_dealt, wild_rank=wild_rank, decks=decks):
-        return f"No hand of {cards_dealt} or fewer cards adds up to exactly {points} this round."
     return ""
 
 
@@ -173,6 +155,5 @@ __all__ = [
     "card_points",
     "leftover_points",
     "max_leftover_points",
-    "points_possible",
     "score_round",
 ]

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import RedirectResponse, Response
 from jinja2_fragments.fastapi import Jinja2Blocks
+from sqlmodel import select
 
 from ..config import PROJECT_DIR
 from ..db import SessionDep
@@ -55,6 +56,7 @@ def render(
 ) -> Response:
     """The whole page, or only `block` of it when htmx asked for a fragment."""
     fragment = block if block and wants_fragment(request) else None
+    context = {**context, "fragment": fragment is not None}
     response = templates.TemplateResponse(
         request, template, context, status_code=status_code, block_name=fragment
     )
@@ -171,6 +173,13 @@ def finish(request: Request, code: Code, session: SessionDep) -> Response:
     except GameNotFound as error:
         return error_page(request, str(error), status_code=404)
     return RedirectResponse(request.url_for("game_page", code=code), 303)
+
+
+@router.get("/healthz")
+def health(session: SessionDep) -> dict[str, str]:
+    """For the container's health check: the database answers."""
+    session.exec(select(1)).one()
+    return {"status": "ok"}
 
 
 @router.get("/rules")

@@ -1,0 +1,249 @@
+"""The JSON API, every endpoint and every bad input the issue names."""
+
+import pytest
+
+from tests.conftest import went_out_first
+
+
+def put_round(client, code, number, results, **extra):
+    return client.put(f"/api/games/{code}/rounds/{number}", json={"results": results, **extra})
+
+
+def test_create_game_returns_the_state_with_an_unguessable_code(client, new_game):
+    game = new_game(["Ann", "Ben", "Cy"])
+    assert len(game["code"]) >= 22  # 16 random bytes, URL-safe base64
+    assert game["code"].replace("-", "").replace("_", "").isalnum()
+    assert game["players"] == ["Ann", "Ben", "Cy"]
+    assert game["current_round"] == 1
+    assert game["leaders"] == [0, 1, 2]
+    assert game["finished"] is False and game["winners"] == []
+    assert game["totals"] == [0, 0, 0]
+    first = game["rounds"][0]
+    assert first == {
+        "number": 1, "cards_dealt": 3, "wild_rank": "3", "dealer": 0, "first_player": 1,
+        "went_out": None, "scores": None, "cards": None,
+    }
+    assert [r["wild_rank"] for r in game["rounds"]][-3:] == ["J", "Q", "K"]
+    assert new_game()["code"] != game["code"]
+
+
+def test_first_dealer_sets_the_rotation(new_game):
+    game = new_game(["Ann", "Ben", "Cy", "Dee"], first_dealer=2)
+    assert [r["dealer"] for r in game["rounds"]][:5] == [2, 3, 0, 1, 2]
+    assert [r["first_player"] for r in game["rounds"]][:5] == [3, 0, 1, 2, 3]
+
+
+def test_read_game(client, new_game):
+    game = new_game()
+    response = client.get(f"/api/games/{game['code']}")
+    assert response.status_code == 200
+    assert response.json()["players"] == ["Ann", "Ben", "Cy"]
+
+
+def test_unknown_code_is_404(client):
+    for response in (
+        client.get("/api/games/nosuchgame"),
+        put_round(client, "nosuchgame", 1, went_out_first(3)),
+        client.post("/api/games/nosuchgame/finish"),
+    ):
+        assert response.status_code == 404
+        assert "No game has this code" in response.json()["detail"]
+
+
+def test_save_a_round_from_cards_went_out_and_points(client, new_game):
+    game = new_game()
+    response = put_round(
+        client, game["code"], 1,
+        [{"went_out": True}, {"cards": ["5R", "9h", "joker"]}, {"points": 17}],
+    )
+    assert response.status_code == 200, response.text
+    state = response.json()
+    assert state["rounds"][0]["scores"] == [0, 64, 17]  # threes are wild in round 1, not fives
+    assert state["rounds"][0]["went_out"] == 0
+    assert state["rounds"][0]["cards"] == [None, ["5R", "9H", "JOKER"], None]
+    assert state["totals"] == [0, 64, 17]
+    assert state["leaders"] == [0]
+    assert state["current_round"] == 2
+    assert state["version"] == game["version"] + 1
+
+
+def test_the_rulebook_example_costs_79_in_round_three(client, new_game):
+    code = new_game()["code"]
+    for number in (1, 2):
+        assert put_round(client, code, number, went_out_first(3)).status_code == 200
+    state = put_round(
+        client, code, 3, [{"went_out": True}, {"cards": ["5R", "9H", "JOKER"]}, {"cards": []}]
+    ).json()
+    assert state["rounds"][2]["scores"] == [0, 79, 0]
+
+
+def test_correcting_a_round_moves_totals_and_leader(client, new_game):
+    code = new_game()["code"]
+    put_round(client, code, 1, went_out_first(3, points=[0, 10, 20]))
+    put_round(client, code, 2, went_out_first(3, out=1, points=[30, 0, 5]))
+    state = put_round(client, code, 1, went_out_first(3, out=2, points=[40, 10, 0])).json()
+    assert state["totals"] == [70, 10, 5]
+    assert state["leaders"] == [2]
+    assert state["rounds"][0]["went_out"] == 2
+
+
+def test_a_round_cannot_be_saved_before_the_one_before_it(client, new_game):
+    code = new_game()["code"]
+    response = put_round(client, code, 3, went_out_first(3))
+    assert response.status_code == 409
+    assert "Save round 1 first" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("number", [0, 12, 99])
+def test_round_numbers_outside_the_game_are_404(client, new_game, number):
+    response = put_round(client, new_game()["code"], number, went_out_first(3))
+    assert response.status_code == 404
+    assert "no round" in response.json()["detail"]
+
+
+def test_stale_version_is_refused_with_the_current_game(client, new_game):
+    game = new_game()
+    code = game["code"]
+    first = put_round(client, code, 1, went_out_first(3), version=game["version"])
+    assert first.status_code == 200
+    second = put_round(client, code, 1, went_out_first(3, out=1), version=game["version"])
+    assert second.status_code == 409
+    body = second.json()
+    assert "changed this game" in body["detail"]
+    assert body["game"]["rounds"][0]["went_out"] == 0
+    assert body["game"]["version"] == first.json()["version"]
+
+
+def test_finishing_early_picks_the_winner_and_stops_new_rounds(client, new_game):
+    code = new_game()["code"]
+    put_round(client, code, 1, went_out_first(3, points=[0, 10, 20]))
+    response = client.post(f"/api/games/{code}/finish")
+    assert response.status_code == 200
+    state = response.json()
+    assert state["finished"] is True
+    assert state["current_round"] is None
+    assert state["winners"] == [0]
+    refused = put_round(client, code, 2, went_out_first(3))
+    assert refused.status_code == 409
+    assert "over" in refused.json()["detail"]
+    corrected = put_round(client, code, 1, went_out_first(3, out=1, points=[5, 0, 20])).json()
+    assert corrected["winners"] == [1]
+
+
+def test_round_eleven_ends_the_game_and_ties_share_the_win(client, new_game):
+    code = new_game()["code"]
+    for number in range(1, 12):
+        state = put_round(client, code, number, went_out_first(3, out=number % 2, points=[0, 0, 9]))
+        assert state.status_code == 200
+    final = state.json()
+    assert final["finished"] is True and final["current_round"] is None
+    assert final["totals"] == [0, 0, 99]
+    assert final["winners"] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"players": ["Ann"]}, "2 to 14 players"),
+        ({"players": [f"P{i}" for i in range(15)]}, "2 to 14 players"),
+        ({"players": ["Ann", "ann "]}, "Two players are called"),
+        ({"players": ["Ann", "  "]}, "needs a name"),
+        ({"players": ["Ann", "B" * 31]}, "at most 30"),
+        ({"players": ["Ann", "Ben"], "first_dealer": 2}, "first dealer"),
+        ({"players": ["Ann", "Ben"], "first_dealer": -1}, "first dealer"),
+        ({"players": "Ann, Ben"}, "players"),
+        ({"players": ["Ann", 7]}, "players"),
+        ({}, "players"),
+    ],
+)
+def test_bad_new_games_are_refused_in_words(client, body, message):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 422
+    assert message in response.json()["detail"]
+
+
+def test_names_are_trimmed(new_game):
+    assert new_game(["  Ann ", "Ben"])["players"] == ["Ann", "Ben"]
+
+
+@pytest.mark.parametrize(
+    ("results", "message"),
+    [
+        ([{"points": 4}, {"points": 4}, {"points": 4}], "went out first"),
+        ([{"went_out": True}, {"went_out": True}, {"points": 4}], "Only one player"),
+        ([{"went_out": True}, {"cards": ["4", "5", "6", "7"]}, {"points": 4}], "only 3 were dealt"),
+        ([{"went_out": True}, {"cards": ["2H"]}, {"points": 4}], "not a card"),
+        ([{"went_out": True}, {"cards": ["QX"]}, {"points": 4}], "not a card"),
+        ([{"went_out": True}, {"points": -5}, {"points": 4}], "negative"),
+        ([{"went_out": True}, {"points": 1}, {"points": 4}], "1 or 2"),
+        ([{"went_out": True}, {"points": 2}, {"points": 4}], "1 or 2"),
+        ([{"went_out": True}, {"points": 151}, {"points": 4}], "at most 150"),
+        ([{"went_out": True}, {"points": 10**30}, {"points": 4}], "at most 150"),
+        ([{"went_out": True}, {"points": 4}], "each of the 3 players"),
+        ([{"went_out": True}, {"points": 4, "cards": ["Q"]}, {"points": 4}], "one of"),
+        ([{"went_out": True}, {"points": "many"}, {"points": 4}], "points"),
+        ([{"went_out": True}, {"cards": ["JOKER"] * 3}, {"cards": ["JOKER"] * 3}], None),
+    ],
+)
+def test_impossible_rounds_are_refused_in_words(client, new_game, results, message):
+    code = new_game()["code"]
+    response = put_round(client, code, 1, results)
+    if message is None:  # six jokers is exactly what one game holds
+        assert response.status_code == 200
+        return
+    assert response.status_code == 422, response.text
+    assert message in response.json()["detail"]
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] is None
+
+
+def test_jokers_across_the_table(client, new_game):
+    code = new_game(["Ann", "Ben", "Cy", "Dee"])["code"]
+    put_round(client, code, 1, went_out_first(4))
+    results = [{"went_out": True}, {"cards": ["JOKER"] * 4}, {"cards": ["joker"] * 3}, {"points": 0}]
+    response = put_round(client, code, 2, results)
+    assert response.status_code == 422
+    assert response.json()["detail"] == "7 jokers across the table, but the decks hold only 6."
+
+
+def test_two_games_combined_double_every_limit(client, new_game):
+    names = [f"P{i}" for i in range(8)]
+    code = new_game(names)["code"]
+    results = [{"went_out": True}] + [{"cards": ["JOKER", "JOKER", "QH"]}] * 6 + [{"cards": []}]
+    response = put_round(client, code, 1, results)
+    assert response.status_code == 422
+    assert "6 of the Queen of hearts, but the decks hold only 4" in response.json()["detail"]
+    results = [{"went_out": True}] + [{"cards": ["JOKER", "JOKER", "QH"]}] * 4 + [{"cards": []}] * 3
+    assert put_round(client, code, 1, results).status_code == 200
+
+
+def test_rank_limit_counts_every_suit(client, new_game):
+    code = new_game(["A", "B", "C", "D", "E"])["code"]
+    queens = ["Q", "QH", "qs"]
+    results = [{"went_out": True}] + [{"cards": queens}] * 4
+    response = put_round(client, code, 1, results)
+    assert response.status_code == 422
+    assert "12 Queens across the table" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"not json", b"[]", b'{"results": "all"}', b'{"results": [null, 1, "x"]}', b"{}"],
+)
+def test_malformed_round_bodies_are_422_not_500(client, new_game, raw):
+    code = new_game()["code"]
+    response = client.put(
+        f"/api/games/{code}/rounds/1", content=raw, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422
+    assert response.json()["detail"]
+
+
+def test_round_number_must_be_a_number(client, new_game):
+    response = put_round(client, new_game()["code"], "three", went_out_first(3))
+    assert response.status_code == 422
+
+
+def test_openapi_schema_is_served_and_no_cdn_docs(client):
+    schema = client.get("/openapi.json").json()
+    assert "/api/games/{code}/rounds/{number}" in schema["paths"]
+    assert client.get("/docs").status_code == 404
