@@ -42,7 +42,9 @@ def make_engine(database_url: str) -> Engine:
 
 
 def begin_write(session: Session) -> None:
-    """Start session's transaction as a write (BEGIN IMMEDIATE on SQLite)."""
+    """Start a write transaction (BEGIN IMMEDIATE on SQLite), ending any read under way."""
+    if session.in_transaction():
+        session.rollback()
     session.connection(execution_options=WRITE_OPTIONS)
 
 

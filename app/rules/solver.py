@@ -1,0 +1,514 @@
+"""The exact hand solver: the fewest points a hand can be left holding.
+
+`solve` splits a hand into books and runs so that the cards left over cost as little as
+possible, and says how: which groups, what each wild card stands for, what is left and,
+when asked, which card to discard to go out (or to keep the fewest points).
+
+How it works (pure Python, exact):
+
+* Every card of the round's wild rank is treated as a wild. That loses nothing: a wild
+  may always stand for itself, so anything the card can do as its natural rank it can do
+  as a wild. Jokers and wild-rank cards are then interchangeable, so the search only
+  counts them.
+* Once one group is laid down, spare wilds never cost anything: a book takes any number
+  of wilds, a run can be lengthened, and three or more wilds make a group of their own.
+  So the search maximises the value of the natural cards placed in groups, subject to
+  needing no more wilds than the hand holds.
+* The naturals are visited suit by suit, rank by rank. Each copy is left over, put in
+  the book of its rank (books are shared by all suits: a ledger counts their naturals and
+  the wilds they need are paid once the rank's last card is passed), or starts a run.
+  A run takes one copy of every later rank it spans if one is still free (swapping a
+  natural into a run for a wild never hurts: the book or run that held it takes the wild
+  instead), so a run is fixed by its top card, and a wild fills each gap.
+* Memo tables are per call; their keys hold only what the future depends on.
+
+With ``discard=True`` the same search carries one "discard" token that one natural card
+must take; the only other candidate, discarding a wild, can only win when no natural
+card fits anywhere, and is priced directly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .cards import RANK_CODES, RANKS, SUITS, Card, Decks, parse_card, parse_rank
+from .scoring import card_points
+
+MAX_HAND = 14
+"""The most cards a hand can hold: 13 dealt in the last round and 1 drawn."""
+
+GroupKind = Literal["book", "run"]
+
+_SUIT_ORDER: tuple[str, ...] = tuple(SUITS)
+_SUIT_INDEX: dict[str, int] = {suit: i for i, suit in enumerate(_SUIT_ORDER)}
+_PAD = (0, 2, 1, 0)  # wilds a book needs, by its count of naturals (capped at 3)
+_NEG = -(1 << 40)  # "impossible" in the search
+
+
+@dataclass(frozen=True)
+class Group:
+    """One book or run laid down.
+
+    ``cards`` are the card codes as held (upper case). ``stands_for`` runs parallel to
+    ``cards``: ``None`` for a card played as itself (a wild-rank card in its own book or
+    in its own place in a run counts as itself), otherwise what the wild stands for: a
+    rank code such as ``"9"`` in a book, a card code such as ``"9H"`` in a run. Run cards
+    are listed from the lowest rank up.
+    """
+
+    kind: GroupKind
+    cards: list[str]
+    stands_for: list[str | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "cards": list(self.cards), "stands_for": list(self.stands_for)}
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The best way to play a hand.
+
+    ``points`` is what the ``leftover`` cards cost. ``discard`` is the card set aside
+    (only with ``discard=True``, else ``None``); ``points == 0`` then means the hand
+    goes out.
+    """
+
+    points: int
+    groups: list[Group]
+    leftover: list[str]
+    discard: str | None = None
+
+    @property
+    def goes_out(self) -> bool:
+        """Whether every card kept fits in a group."""
+        return not self.leftover
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: points, groups (kind, cards, stands_for), leftover, discard."""
+        return {
+            "points": self.points,
+            "groups": [group.to_dict() for group in self.groups],
+            "leftover": list(self.leftover),
+            "discard": self.discard,
+        }
+
+
+def solve(
+    cards: Sequence[str],
+    wild_rank: str | int,
+    discard: bool = False,
+    *,
+    decks: Decks | None = None,
+) -> Solution:
+    """The fewest points ``cards`` can be left with when ``wild_rank`` is wild.
+
+    ``cards`` are card codes ("QH", "10R", "JOKER"; any letter case; a suit is required
+    except for jokers); ``wild_rank`` is a rank code ("7", "K") or a number 3 to 13.
+    With ``discard=True`` the hand is the one after drawing and exactly one card is set
+    aside, chosen to keep the fewest points. ``decks`` bounds the copies of each card
+    (default: one game, 2 of each card and 6 jokers).
+
+    Equal answers are broken the same way every time, whatever the order of ``cards``.
+    Raises ValueError for an unknown code, a missing suit, more copies of a card than the
+    decks hold, more than 14 cards, or nothing to discard.
+    """
+    wild = _parse_wild_rank(wild_rank)
+    hand = _parse_hand(cards, decks or Decks(games=1))
+    if discard and not hand:
+        raise ValueError("There is no card to discard: the hand is empty.")
+    return _Solver(hand, wild).solve(discard)
+
+
+# --- input ---------------------------------------------------------------------------
+
+
+def _parse_wild_rank(wild_rank: str | int) -> int:
+    if isinstance(wild_rank, bool):
+        raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 10, J, Q or K")
+    if isinstance(wild_rank, int):
+        if wild_rank in RANKS:
+            return wild_rank
+        raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 13 (J = 11, Q = 12, K = 13)")
+    if isinstance(wild_rank, str):
+        text = wild_rank.strip()
+        if text.isdigit() and int(text) in RANKS:
+            return int(text)
+        return parse_rank(text)
+    raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 10, J, Q or K")
+
+
+def _parse_hand(cards: Sequence[str], decks: Decks) -> list[Card]:
+    if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
+        raise ValueError("Give the hand as a list of card codes, such as ['QH', '10R', 'JOKER'].")
+    if len(cards) > MAX_HAND:
+        raise ValueError(
+            f"A hand holds at most {MAX_HAND} cards (13 dealt and 1 drawn), not {len(cards)}."
+        )
+    hand = [parse_card(code, suit_required=True) for code in cards]
+    counts = Counter(hand)
+    jokers = counts.pop(Card(None), 0)
+    if jokers > decks.jokers:
+        raise ValueError(f"{jokers} jokers in one hand, but the decks hold only {decks.jokers}.")
+    for card, count in sorted(counts.items()):
+        if count > decks.copies_of_card:
+            raise ValueError(
+                f"{count} of the {card.name} ({card.code}) in one hand, but the decks hold "
+                f"only {decks.copies_of_card}."
+            )
+    return hand
+
+
+def _card_key(card: Card) -> tuple[int, int]:
+    """Sort order for output: by rank, then suit; jokers last."""
+    if card.rank is None:
+        return (99, 0)
+    return (card.rank, _SUIT_INDEX[card.suit or ""])
+
+
+# --- the search ----------------------------------------------------------------------
+
+
+@dataclass
+class _Plan:
+    """The search's decisions, before wild cards are dealt into the gaps."""
+
+    runs: list[tuple[str, int, int, set[int]]]  # suit, first rank, last rank, natural ranks
+    books: dict[int, list[str]]  # rank -> suits of the naturals in its book
+    leftover: list[Card]
+    discard: Card | None
+
+
+class _Solver:
+    def __init__(self, hand: list[Card], wild: int) -> None:
+        self.wild = wild
+        self.wilds = sorted(
+            (card for card in hand if card.rank is None or card.rank == wild), key=_card_key
+        )
+        naturals = [card for card in hand if card.rank is not None and card.rank != wild]
+        self.naturals = sorted(naturals, key=_card_key)
+        self.natural_total = sum(card.rank or 0 for card in naturals)
+        by_suit: dict[str, Counter[int]] = {}
+        for card in naturals:
+            by_suit.setdefault(card.suit or "", Counter())[card.rank or 0] += 1
+        self.suits = [suit for suit in _SUIT_ORDER if suit in by_suit]
+        # Cells: (suit, rank) with at least one natural, suit by suit, rank by rank.
+        self.cell_suit: list[int] = []
+        self.cell_rank: list[int] = []
+        self.suit_start: list[int] = []  # per cell: the suit's counts if it starts a suit, else -1
+        self.suit_counts: list[int] = []
+        for si, suit in enumerate(self.suits):
+            packed = 0
+            for rank, count in by_suit[suit].items():
+                packed |= count << (3 * (rank - 3))
+            self.suit_counts.append(packed)
+            for k, rank in enumerate(sorted(by_suit[suit])):
+                self.cell_suit.append(si)
+                self.cell_rank.append(rank)
+                self.suit_start.append(packed if k == 0 else -1)
+        n = len(self.cell_rank)
+        self.cells = n
+        last_cell = {rank: p for p, rank in enumerate(self.cell_rank)}
+        self.last_of_rank = [last_cell[rank] == p for p, rank in enumerate(self.cell_rank)]
+        self.memo: dict[tuple[int, int, int, int, int], int] = {}
+
+    # The options at one cell, in order of preference (first best one wins on ties).
+    def _options(
+        self, p: int, counts: int, ledger: int, wl: int, flag: int
+    ) -> Iterator[tuple[int, int, int, int, int, tuple[int, ...], int, int]]:
+        """Yield (gain, next counts, ledger, wilds left, flag, run ends, booked, discarded)."""
+        r = self.cell_rank[p]
+        sh = 3 * (r - 3)
+        c = (counts >> sh) & 7
+        rest = counts & ~(7 << sh)
+        lsh = 2 * (r - 3)
+        lb = (ledger >> lsh) & 3
+        lbase = ledger & ~(3 << lsh)
+        last = self.last_of_rank[p]
+        nxt = p + 1
+        new_suit = nxt == self.cells or self.suit_start[nxt] >= 0
+        top = r if new_suit else 13
+        for k in range(c, -1, -1):
+            for counts2, cost, gain, ends in _run_combos(rest, r, k, wl, top):
+                m = c - k
+                for nd in (0, 1) if flag and m else (0,):
+                    left = m - nd
+                    for nb in (left, 0) if left and not lb else (left,):
+                        lb2 = min(3, lb + nb)
+                        wl2 = wl - cost
+                        if last:
+                            wl2 -= _PAD[lb2]
+                            ledger2 = lbase
+                        else:
+                            ledger2 = lbase | (lb2 << lsh)
+                        if wl2 < 0:
+                            continue
+                        next_counts = (
+                            counts2 if nxt == self.cells or not new_suit else self.suit_start[nxt]
+                        )
+                        yield (
+                            gain + (k + nb + nd) * r,
+                            next_counts,
+                            ledger2,
+                            wl2,
+                            flag - nd,
+                            ends,
+                            nb,
+                            nd,
+                        )
+
+    def best(self, p: int, counts: int, ledger: int, wl: int, flag: int) -> int:
+        """The most value the cells from p on can add (naturals grouped or discarded)."""
+        if p == self.cells:
+            return _NEG if flag else 0
+        key = (p, counts, ledger, wl, flag)
+        memo = self.memo
+        found = memo.get(key)
+        if found is not None:
+            return found
+        result = _NEG
+        for gain, counts2, ledger2, wl2, flag2, _e, _b, _d in self._options(
+            p, counts, ledger, wl, flag
+        ):
+            value = self.best(p + 1, counts2, ledger2, wl2, flag2)
+            if value > _NEG and gain + value > result:
+                result = gain + value
+        memo[key] = result
+        return result
+
+    def plan(self, flag: int) -> _Plan:
+        """Walk the memo table from the start, taking the first best option at every cell."""
+        runs: list[tuple[str, int, int, set[int]]] = []
+        books: dict[int, list[str]] = {}
+        leftover: list[Card] = []
+        discard: Card | None = None
+        p = 0
+        counts = self.suit_start[0] if self.cells else 0
+        ledger = 0
+        wl = len(self.wilds)
+        while p < self.cells:
+            target = self.best(p, counts, ledger, wl, flag)
+            suit = self.suits[self.cell_suit[p]]
+            r = self.cell_rank[p]
+            for gain, counts2, ledger2, wl2, flag2, ends, nb, nd in self._options(
+                p, counts, ledger, wl, flag
+            ):
+                value = self.best(p + 1, counts2, ledger2, wl2, flag2)
+                if value > _NEG and gain + value == target:
+                    break
+            else:  # pragma: no cover - the memo table always holds a way through
+                raise AssertionError("solver lost its way")
+            c = (counts >> (3 * (r - 3))) & 7
+            taken = counts & ~(7 << (3 * (r - 3)))
+            for end in ends:
+                ranks = {r}
+                for q in range(r + 1, end + 1):
+                    if (taken >> (3 * (q - 3))) & 7:
+                        taken -= 1 << (3 * (q - 3))
+                        ranks.add(q)
+                runs.append((suit, r, end, ranks))
+            if nb:
+                books.setdefault(r, []).extend([suit] * nb)
+            if nd:
+                discard = Card(r, suit)
+            leftover.extend([Card(r, suit)] * (c - len(ends) - nb - nd))
+            p, counts, ledger, wl, flag = p + 1, counts2, ledger2, wl2, flag2
+        return _Plan(runs, books, leftover, discard)
+
+    def solve(self, discard: bool) -> Solution:
+        wild_count = len(self.wilds)
+        wild_cost = sum(card_points(card, wild_rank=self.wild) for card in self.wilds)
+        start = self.suit_start[0] if self.cells else 0
+        total = self.natural_total
+        if not discard:
+            best = self.best(0, start, 0, wild_count, 0) if self.cells else 0
+            if best > 0:
+                return self._build(self.plan(0), self.wilds)
+            return self._nothing_fits(self.naturals, self.wilds, None)
+        # Discard one natural card (the search carries the token) ...
+        nat_points: int | None = None
+        nat_plan: _Plan | None = None
+        if self.cells:
+            top = self.naturals[-1]  # the highest natural
+            best = self.best(0, start, 0, wild_count, 1)
+            if best > (top.rank or 0):  # some natural card fits in a group
+                nat_points = total - best
+                nat_plan = self.plan(1)
+            else:
+                nat_points = total - (top.rank or 0) + (0 if wild_count >= 3 else wild_cost)
+        # ... or discard a wild: better only when no natural fits anywhere.
+        wild_points: int | None = None
+        if self.wilds:
+            spare = self.wilds[:-1]  # the costliest wild (a joker if any) goes
+            spare_cost = sum(card_points(card, wild_rank=self.wild) for card in spare)
+            wild_points = total + (0 if len(spare) >= 3 else spare_cost)
+        if nat_points is not None and (wild_points is None or nat_points <= wild_points):
+            if nat_plan is not None:
+                return self._build(nat_plan, self.wilds)
+            naturals = list(self.naturals)
+            out = naturals.pop()
+            return self._nothing_fits(naturals, self.wilds, out)
+        return self._nothing_fits(self.naturals, self.wilds[:-1], self.wilds[-1])
+
+    # --- turning decisions into groups -------------------------------------------------
+
+    def _nothing_fits(self, naturals: list[Card], wilds: list[Card], out: Card | None) -> Solution:
+        groups: list[Group] = []
+        leftover = list(naturals)
+        if len(wilds) >= 3:
+            groups.append(self._wild_group(wilds))
+        else:
+            leftover.extend(wilds)
+        return self._result(groups, leftover, out)
+
+    def _wild_group(self, wilds: list[Card]) -> Group:
+        """A book made of wilds only, of the wild rank: wild-rank cards count as themselves."""
+        code = RANK_CODES[self.wild]
+        return Group(
+            "book",
+            [card.code for card in wilds],
+            [None if card.rank == self.wild else code for card in wilds],
+        )
+
+    def _result(self, groups: list[Group], leftover: list[Card], out: Card | None) -> Solution:
+        leftover = sorted(leftover, key=_card_key)
+        return Solution(
+            points=sum(card_points(card, wild_rank=self.wild) for card in leftover),
+            groups=groups,
+            leftover=[card.code for card in leftover],
+            discard=out.code if out is not None else None,
+        )
+
+    def _build(self, plan: _Plan, wilds: list[Card]) -> Solution:
+        # A draft group is its kind and its places: (card or None for a wild, rank, suit).
+        # A book place has no suit; a run place names the card it stands for.
+        drafts: list[tuple[GroupKind, list[_Place]]] = []
+        for rank in sorted(plan.books):
+            suits = sorted(plan.books[rank], key=_SUIT_INDEX.__getitem__)
+            places: list[_Place] = [(Card(rank, suit), rank, None) for suit in suits]
+            places += [(None, rank, None)] * _PAD[min(3, len(suits))]
+            drafts.append(("book", places))
+        for suit, low, high, ranks in sorted(
+            plan.runs, key=lambda run: (_SUIT_INDEX[run[0]], run[1], run[2])
+        ):
+            while high - low + 1 < 3:  # pad a short run up, or down from the King
+                if high < 13:
+                    high += 1
+                else:
+                    low -= 1
+            drafts.append(
+                (
+                    "run",
+                    [
+                        (Card(q, suit) if q in ranks else None, q, suit)
+                        for q in range(low, high + 1)
+                    ],
+                )
+            )
+        holes = sum(card is None for _kind, places in drafts for card, _q, _s in places)
+        extra = len(wilds) - holes
+        if extra >= 3:
+            drafts.append(("book", [(None, self.wild, None)] * extra))
+        elif extra > 0:
+            _absorb(drafts, extra)
+        return self._result(self._deal_wilds(drafts, wilds), plan.leftover, plan.discard)
+
+    def _deal_wilds(
+        self, drafts: list[tuple[GroupKind, list[_Place]]], wilds: list[Card]
+    ) -> list[Group]:
+        """Put the wild cards in the holes: a wild-rank card goes to its own place first."""
+        free = list(wilds)
+        dealt: dict[tuple[int, int], Card] = {}
+        for phase in ("run", "book"):
+            for g, (kind, places) in enumerate(drafts):
+                if kind != phase:
+                    continue
+                for i, (card, rank, suit) in enumerate(places):
+                    if card is None:
+                        own = Card(rank, suit) if kind == "run" else None
+                        for w in free:
+                            if w.rank == rank and (own is None or w == own):
+                                dealt[(g, i)] = w
+                                free.remove(w)
+                                break
+        groups: list[Group] = []
+        for g, (kind, places) in enumerate(drafts):
+            codes: list[str] = []
+            stands: list[str | None] = []
+            for i, (card, rank, suit) in enumerate(places):
+                if card is not None:
+                    codes.append(card.code)
+                    stands.append(None)
+                    continue
+                held = dealt.get((g, i))
+                w = held if held is not None else free.pop(0)
+                codes.append(w.code)
+                if w.rank == rank and (suit is None or w.suit == suit):
+                    stands.append(None)
+                else:
+                    stands.append(Card(rank, suit).code)
+            groups.append(Group(kind, codes, stands))
+        return groups
+
+
+_Place = tuple[Card | None, int, str | None]
+
+
+def _absorb(drafts: list[tuple[GroupKind, list[_Place]]], extra: int) -> None:
+    """Find room for one or two spare wilds: in a book, else by lengthening a run."""
+    for kind, places in drafts:
+        if kind == "book":
+            places += [(None, places[0][1], None)] * extra
+            return
+    for _ in range(extra):
+        for _kind, places in drafts:
+            if len(places) < 11:
+                break
+        else:  # every run is 3 to King: split one in two and lengthen the upper part
+            kind, places = drafts[0]
+            drafts[0] = (kind, places[:3])
+            drafts.append((kind, places[3:]))
+            kind, places = drafts[-1]
+        low, high, suit = places[0][1], places[-1][1], places[0][2]
+        if high < 13:
+            places.append((None, high + 1, suit))
+        else:
+            places.insert(0, (None, low - 1, suit))
+
+
+def _run_combos(
+    counts: int, r: int, k: int, wl: int, top: int
+) -> Iterator[tuple[int, int, int, tuple[int, ...]]]:
+    """Ways for k runs to start at rank r: (counts left, wilds, value taken, run ends).
+
+    Each run takes one free copy of every rank it spans above r; a run ends on a natural
+    (or at r itself, padded by two wilds). Ends do not increase, so runs are in canonical
+    order; ``top`` is the highest rank a run may reach with naturals.
+    """
+    if k == 0:
+        yield counts, 0, 0, ()
+        return
+    ends: list[tuple[int, int, int, int]] = []
+    if wl >= 2:
+        ends.append((r, counts, 2, 0))
+    naturals = 0
+    gain = 0
+    left = counts
+    for q in range(r + 1, top + 1):
+        sh = 3 * (q - 3)
+        if (left >> sh) & 7:
+            left -= 1 << sh
+            naturals += 1
+            gain += q
+            length = q - r + 1
+            cost = (length if length > 3 else 3) - 1 - naturals
+            if cost > wl:
+                if length >= 3:
+                    break  # longer runs only need more wilds
+                continue
+            ends.append((q, left, cost, gain))
+    for end, after, cost, taken in reversed(ends):
+        for counts2, cost2, gain2, more in _run_combos(after, r, k - 1, wl - cost, end):
+            yield counts2, cost + cost2, taken + gain2, (end, *more)

@@ -1,0 +1,243 @@
+"""The HTML pages: what a player sees, and that every form works without JavaScript."""
+
+import re
+
+import pytest
+
+from tests.html import elements, visible_text
+
+
+def round_form(seat_count, **fields):
+    data = {"from": "game", "version": ""}
+    for seat in range(seat_count):
+        data[f"cards_{seat}"] = ""
+        data[f"points_{seat}"] = ""
+    data.update(fields)
+    return data
+
+
+def create_by_form(client, names, first_dealer=0):
+    data = {f"name_{i}": name for i, name in enumerate(names)}
+    data["first_dealer"] = str(first_dealer)
+    data["action"] = "create"
+    response = client.post("/games", data=data, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return response.headers["location"].rsplit("/", 1)[-1]
+
+
+def test_home_offers_a_new_game(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert "New game" in visible_text(response.text)
+    assert len(elements(response.text, "input", name="name_0")) == 1
+
+
+def test_new_game_form_creates_a_game_and_the_page_shows_the_round(client):
+    code = create_by_form(client, ["Ann", "Ben", "Cy", "Dee"], first_dealer=3)
+    page = client.get(f"/g/{code}")
+    text = visible_text(page.text)
+    assert "Round 1 of 11" in text
+    assert "3 cards each" in text
+    assert "Threes are wild" in text
+    assert "Dee deals · Ann plays first" in text
+    assert page.context["state"].players == ("Ann", "Ben", "Cy", "Dee")
+
+
+def test_new_game_form_moves_adds_and_removes_seats_without_javascript(client):
+    data = {"name_0": "Ann", "name_1": "Ben", "name_2": "Cy", "first_dealer": "1"}
+    moved = client.post("/games", data={**data, "action": "up:1"})
+    assert moved.status_code == 200
+    assert moved.context["form"].names == ["Ben", "Ann", "Cy"]
+    assert moved.context["form"].first_dealer == 0  # Ben still deals first
+    added = client.post("/games", data={**data, "action": "add"})
+    assert added.context["form"].names == ["Ann", "Ben", "Cy", ""]
+    removed = client.post("/games", data={**data, "action": "remove:0"})
+    assert removed.context["form"].names == ["Ben", "Cy"]
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [(["Ann"], "2 to 14 players"), (["Ann", "ANN"], "Two players are called ANN")],
+)
+def test_new_game_mistakes_keep_the_names(client, names, message):
+    data = {f"name_{i}": name for i, name in enumerate(names)} | {"action": "create"}
+    response = client.post("/games", data=data)
+    assert response.status_code == 422
+    assert message in visible_text(response.text)
+    assert [
+        e["value"]
+        for e in elements(response.text, "input")
+        if "name" in e and e["name"].startswith("name_")
+    ] == names
+
+
+def test_eight_players_are_two_games_combined(client):
+    code = create_by_form(client, [f"P{i}" for i in range(8)])
+    assert "two games combined" in visible_text(client.get(f"/g/{code}").text)
+
+
+def test_the_picker_marks_the_wild_rank_and_names_every_card(client, new_game):
+    game = new_game()
+    page = client.get(f"/g/{game['code']}").text
+    keys = elements(page, "button", name="add")
+    seat_zero = [k for k in keys if k["value"].startswith("0:")]
+    assert [k["aria-label"] for k in seat_zero] == [
+        "Three",
+        "Four",
+        "Five",
+        "Six",
+        "Seven",
+        "Eight",
+        "Nine",
+        "Ten",
+        "Jack",
+        "Queen",
+        "King",
+        "Joker",
+    ]
+    wild = [k for k in seat_zero if "wild" in k["class"].split()]
+    assert [(k["aria-label"], k["data-points"]) for k in wild] == [("Three", "20"), ("Joker", "50")]
+    assert len(elements(page, "input", type="radio", name="went_out")) == 3
+
+
+def test_taps_without_javascript_add_and_remove_chips(client, new_game):
+    code = new_game()["code"]
+    url = f"/g/{code}/rounds/1"
+    tapped = client.post(url, data=round_form(3, cards_1="Q,7", add="1:JOKER"))
+    assert tapped.status_code == 200
+    assert tapped.context["form"].seats[1].cards == ["Q", "7", "JOKER"]
+    chips = elements(tapped.text, "button", name="remove")
+    assert [c["aria-label"] for c in chips] == ["remove Queen", "remove Seven", "remove Joker"]
+    removed = client.post(url, data=round_form(3, cards_1="Q,7,JOKER", remove="1:0"))
+    assert removed.context["form"].seats[1].cards == ["7", "JOKER"]
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] is None
+
+
+def test_saving_a_round_redirects_to_the_updated_sheet(client, new_game):
+    code = new_game()["code"]
+    response = client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, went_out="0", cards_1="Q,7,JOKER", points_2="17", save="1"),
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    page = client.get(f"/g/{code}")
+    assert page.context["state"].totals == [0, 69, 17]
+    text = visible_text(page.text)
+    assert "Round 2 of 11" in text and "Fours are wild" in text
+    assert "Ben deals · Cy plays first" in text
+
+
+def test_htmx_save_returns_only_the_game_region(client, new_game):
+    code = new_game()["code"]
+    response = client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, went_out="1", points_0="5", points_2="6", save="1"),
+        headers={"HX-Request": "true", "HX-Request-Type": "partial"},
+    )
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="game"')
+    assert "<html" not in response.text
+    assert "HX-Request" in response.headers["vary"]
+    assert "Round 2: Fours wild" in response.text  # the tab title follows the round
+
+
+def test_a_mistake_keeps_every_tap_and_says_what_to_fix(client, new_game):
+    code = new_game()["code"]
+    response = client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, cards_0="Q", cards_1="4,5,6,7", points_2="1", save="1"),
+        headers={"HX-Request": "true", "HX-Request-Type": "partial"},
+    )
+    assert response.status_code == 422
+    text = visible_text(response.text)
+    assert "Choose the player who went out first." in text
+    assert "Ben has 4 cards, but only 3 were dealt this round." in text
+    assert "No card is worth 1 or 2 points" in text
+    kept = [elements(response.text, "input", name=f"cards_{seat}")[0]["value"] for seat in range(3)]
+    assert kept == ["Q", "4,5,6,7", ""]
+    assert elements(response.text, "input", name="points_2")[0]["value"] == "1"
+
+
+def test_typed_garbage_is_a_message_not_a_500(client, new_game):
+    code = new_game()["code"]
+    response = client.post(
+        f"/g/{code}/rounds/1", data=round_form(3, went_out="0", points_1="lots", save="1")
+    )
+    assert response.status_code == 422
+    assert "'lots' is not a number of points." in visible_text(response.text)
+
+
+def test_correcting_a_saved_round(client, new_game):
+    code = new_game()["code"]
+    client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, went_out="0", points_1="5", points_2="6", save="1"),
+    )
+    page = client.get(f"/g/{code}/rounds/1")
+    assert page.status_code == 200
+    assert page.context["form"].went_out == 0
+    client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, went_out="1", points_0="9", points_2="6", save="1"),
+    )
+    assert client.get(f"/api/games/{code}").json()["totals"] == [9, 0, 6]
+
+
+def test_finish_early_shows_the_winner(client, new_game):
+    code = new_game()["code"]
+    client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, went_out="2", points_0="9", points_1="9", save="1"),
+    )
+    client.post(f"/g/{code}/finish")
+    text = visible_text(client.get(f"/g/{code}").text)
+    assert "Cy wins" in text
+    assert "Enter round" not in text
+
+
+def test_tied_winners_share_the_win(client, new_game):
+    code = new_game()["code"]
+    client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, went_out="2", points_0="9", points_1="0", save="1"),
+    )
+    client.post(f"/g/{code}/finish")
+    assert "Ben & Cy share the win" in visible_text(client.get(f"/g/{code}").text)
+
+
+def test_home_remembers_games_this_browser_opened(client, new_game):
+    code = new_game(["Zed", "Yan"])["code"]
+    assert "Zed, Yan" not in visible_text(client.get("/").text)
+    client.get(f"/g/{code}")
+    assert "Zed, Yan" in visible_text(client.get("/").text)
+
+
+def test_names_are_escaped(client, new_game):
+    code = new_game(["<b>Ann</b>", "Ben"])["code"]
+    page = client.get(f"/g/{code}").text
+    assert "<b>Ann</b>" not in page
+    assert "&lt;b&gt;Ann&lt;/b&gt;" in page
+
+
+@pytest.mark.parametrize(
+    "path", ["/g/nosuchgame", "/g/nosuchgame/rounds/1", "/g/{code}/rounds/12", "/nowhere"]
+)
+def test_unknown_pages_are_a_friendly_404(client, new_game, path):
+    response = client.get(path.format(code=new_game()["code"]))
+    assert response.status_code == 404
+    assert "Go to the start page" in visible_text(response.text)
+
+
+def test_rules_page_has_the_chart_and_the_scores(client):
+    text = visible_text(client.get("/rules").text)
+    assert "Wild card chart" in text
+    assert re.search(r"11 13 Kings", text)
+    assert "Joker 50" in text
+
+
+def test_pages_keep_links_private_and_scripts_out_of_line(client):
+    response = client.get("/")
+    assert response.headers["referrer-policy"] == "no-referrer"
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    assert "unsafe-inline" not in response.headers["content-security-policy"]
