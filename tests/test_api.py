@@ -20,8 +20,14 @@ def test_create_game_returns_the_state_with_an_unguessable_code(client, new_game
     assert game["totals"] == [0, 0, 0]
     first = game["rounds"][0]
     assert first == {
-        "number": 1, "cards_dealt": 3, "wild_rank": "3", "dealer": 0, "first_player": 1,
-        "went_out": None, "scores": None, "cards": None,
+        "number": 1,
+        "cards_dealt": 3,
+        "wild_rank": "3",
+        "dealer": 0,
+        "first_player": 1,
+        "went_out": None,
+        "scores": None,
+        "cards": None,
     }
     assert [r["wild_rank"] for r in game["rounds"]][-3:] == ["J", "Q", "K"]
     assert new_game()["code"] != game["code"]
@@ -53,7 +59,9 @@ def test_unknown_code_is_404(client):
 def test_save_a_round_from_cards_went_out_and_points(client, new_game):
     game = new_game()
     response = put_round(
-        client, game["code"], 1,
+        client,
+        game["code"],
+        1,
         [{"went_out": True}, {"cards": ["5R", "9h", "joker"]}, {"points": 17}],
     )
     assert response.status_code == 200, response.text
@@ -199,7 +207,12 @@ def test_impossible_rounds_are_refused_in_words(client, new_game, results, messa
 def test_jokers_across_the_table(client, new_game):
     code = new_game(["Ann", "Ben", "Cy", "Dee"])["code"]
     put_round(client, code, 1, went_out_first(4))
-    results = [{"went_out": True}, {"cards": ["JOKER"] * 4}, {"cards": ["joker"] * 3}, {"points": 0}]
+    results = [
+        {"went_out": True},
+        {"cards": ["JOKER"] * 4},
+        {"cards": ["joker"] * 3},
+        {"points": 0},
+    ]
     response = put_round(client, code, 2, results)
     assert response.status_code == 422
     assert response.json()["detail"] == "7 jokers across the table, but the decks hold only 6."

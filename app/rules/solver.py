@@ -181,100 +181,181 @@ class _Plan:
     discard: Card | None
 
 
+_Runs = tuple[int, int, int, int, int, tuple[int, ...]]
+"""Runs started at one cell: (how many, counts left, wilds, value taken, copies taken, ends)."""
+
+
+def _pending(ledger: int) -> int:
+    """The wilds the pending books still need."""
+    need = 0
+    while ledger:
+        need += _PAD[ledger & 3]
+        ledger >>= 2
+    return need
+
+
 class _Solver:
     def __init__(self, hand: list[Card], wild: int) -> None:
         self.wild = wild
         self.wilds = sorted(
             (card for card in hand if card.rank is None or card.rank == wild), key=_card_key
         )
-        naturals = [card for card in hand if card.rank is not None and card.rank != wild]
-        self.naturals = sorted(naturals, key=_card_key)
+        wild_count = len(self.wilds)
+        naturals = sorted(
+            (card for card in hand if card.rank is not None and card.rank != wild), key=_card_key
+        )
+        self.naturals = naturals
         self.natural_total = sum(card.rank or 0 for card in naturals)
-        by_suit: dict[str, Counter[int]] = {}
-        for card in naturals:
-            by_suit.setdefault(card.suit or "", Counter())[card.rank or 0] += 1
-        self.suits = [suit for suit in _SUIT_ORDER if suit in by_suit]
-        # Cells: (suit, rank) with at least one natural, suit by suit, rank by rank.
+        # Dead cards can never be in a group: too few of their rank for a book and too few
+        # neighbours of their suit for a run, even with every wild. They are left over.
+        live = Counter((card.suit or "", card.rank or 0) for card in naturals)
+        changed = True
+        while changed:
+            changed = False
+            per_rank = Counter[int]()
+            for (_suit, rank), count in live.items():
+                per_rank[rank] += count
+            for suit, rank in list(live):
+                if per_rank[rank] + wild_count >= 3:
+                    continue
+                if any(
+                    sum((suit, q) in live for q in range(low, low + 3)) + wild_count >= 3
+                    for low in range(max(3, rank - 2), min(rank, 11) + 1)
+                ):
+                    continue
+                del live[(suit, rank)]
+                changed = True
+        self.dead = [card for card in naturals if (card.suit, card.rank) not in live]
+        self.suits = [suit for suit in _SUIT_ORDER if any(s == suit for s, _r in live)]
+        # Cells: (suit, rank) holding live naturals, suit by suit, rank by rank. A suit's
+        # copies are packed 3 bits a rank; the ledger of books packs 2 bits a rank.
         self.cell_suit: list[int] = []
         self.cell_rank: list[int] = []
         self.suit_start: list[int] = []  # per cell: the suit's counts if it starts a suit, else -1
-        self.suit_counts: list[int] = []
         for si, suit in enumerate(self.suits):
+            ranks = sorted(rank for s, rank in live if s == suit)
             packed = 0
-            for rank, count in by_suit[suit].items():
-                packed |= count << (3 * (rank - 3))
-            self.suit_counts.append(packed)
-            for k, rank in enumerate(sorted(by_suit[suit])):
+            for rank in ranks:
+                packed |= live[(suit, rank)] << (3 * (rank - 3))
+            for k, rank in enumerate(ranks):
                 self.cell_suit.append(si)
                 self.cell_rank.append(rank)
                 self.suit_start.append(packed if k == 0 else -1)
-        n = len(self.cell_rank)
-        self.cells = n
+        self.cells = len(self.cell_rank)
+        self.live_value = sum(rank * count for (_s, rank), count in live.items())
+        self.live_count = sum(live.values())
         last_cell = {rank: p for p, rank in enumerate(self.cell_rank)}
         self.last_of_rank = [last_cell[rank] == p for p, rank in enumerate(self.cell_rank)]
         self.memo: dict[tuple[int, int, int, int, int], int] = {}
+        self.run_memo: dict[tuple[int, int], list[_Runs]] = {}
 
-    # The options at one cell, in order of preference (first best one wins on ties).
-    def _options(
-        self, p: int, counts: int, ledger: int, wl: int, flag: int
-    ) -> Iterator[tuple[int, int, int, int, int, tuple[int, ...], int, int]]:
-        """Yield (gain, next counts, ledger, wilds left, flag, run ends, booked, discarded)."""
+    def _runs(self, p: int, counts: int) -> list[_Runs]:
+        """Every way to start runs at cell p (k runs for k = copies down to 1), best first."""
+        key = (p, counts)
+        found = self.run_memo.get(key)
+        if found is not None:
+            return found
         r = self.cell_rank[p]
-        sh = 3 * (r - 3)
-        c = (counts >> sh) & 7
-        rest = counts & ~(7 << sh)
-        lsh = 2 * (r - 3)
-        lb = (ledger >> lsh) & 3
-        lbase = ledger & ~(3 << lsh)
-        last = self.last_of_rank[p]
+        c = (counts >> (3 * (r - 3))) & 7
+        rest = counts & ~(7 << (3 * (r - 3)))
         nxt = p + 1
-        new_suit = nxt == self.cells or self.suit_start[nxt] >= 0
-        top = r if new_suit else 13
-        for k in range(c, -1, -1):
-            for counts2, cost, gain, ends in _run_combos(rest, r, k, wl, top):
-                m = c - k
-                for nd in (0, 1) if flag and m else (0,):
-                    left = m - nd
-                    for nb in (left, 0) if left and not lb else (left,):
-                        lb2 = min(3, lb + nb)
-                        wl2 = wl - cost
-                        if last:
-                            wl2 -= _PAD[lb2]
-                            ledger2 = lbase
-                        else:
-                            ledger2 = lbase | (lb2 << lsh)
-                        if wl2 < 0:
-                            continue
-                        next_counts = (
-                            counts2 if nxt == self.cells or not new_suit else self.suit_start[nxt]
-                        )
-                        yield (
-                            gain + (k + nb + nd) * r,
-                            next_counts,
-                            ledger2,
-                            wl2,
-                            flag - nd,
-                            ends,
-                            nb,
-                            nd,
-                        )
+        top = r if nxt == self.cells or self.suit_start[nxt] >= 0 else 13
+        wl = len(self.wilds)
+        combos: list[_Runs] = []
+        for k in range(c, 0, -1):
+            for counts2, cost, gain, taken, ends in _run_combos(rest, r, k, wl, top):
+                combos.append((k, counts2, cost, gain, taken, ends))
+        self.run_memo[key] = combos
+        return combos
 
-    def best(self, p: int, counts: int, ledger: int, wl: int, flag: int) -> int:
-        """The most value the cells from p on can add (naturals grouped or discarded)."""
-        if p == self.cells:
-            return _NEG if flag else 0
+    def best(self, p: int, counts: int, ledger: int, wl: int, flag: int, rv: int, rc: int) -> int:
+        """The most value the cells from p on can add: naturals grouped, or the discard.
+
+        counts: free copies of the current suit from cell p on; ledger: naturals in each
+        pending book; wl: wilds not yet spent; flag: 1 while a natural must be discarded;
+        rv, rc: value and number of the free copies from p on (upper bound and shortcut).
+        """
+        n = self.cells
+        cell_rank = self.cell_rank
+        last_of_rank = self.last_of_rank
+        suit_start = self.suit_start
+        # Cells emptied by earlier runs only settle their rank's book.
+        while True:
+            if p == n:
+                return _NEG if flag else 0
+            r = cell_rank[p]
+            c = (counts >> (3 * (r - 3))) & 7
+            if c:
+                break
+            if last_of_rank[p]:
+                lsh = 2 * (r - 3)
+                lb = (ledger >> lsh) & 3
+                if lb:
+                    wl -= _PAD[lb]
+                    if wl < 0:
+                        return _NEG
+                    ledger &= ~(3 << lsh)
+            p += 1
+            if p < n and suit_start[p] >= 0:
+                counts = suit_start[p]
+        if rc == 0 or wl >= 2 * rc:
+            # Nothing left to place, or wilds enough to book every copy with two of them.
+            pending = _pending(ledger)
+            if rc == 0:
+                return 0 if not flag and wl >= pending else _NEG
+            if wl >= pending + 2 * rc:
+                return rv
         key = (p, counts, ledger, wl, flag)
         memo = self.memo
         found = memo.get(key)
         if found is not None:
             return found
         result = _NEG
-        for gain, counts2, ledger2, wl2, flag2, _e, _b, _d in self._options(
-            p, counts, ledger, wl, flag
-        ):
-            value = self.best(p + 1, counts2, ledger2, wl2, flag2)
-            if value > _NEG and gain + value > result:
-                result = gain + value
+        sh = 3 * (r - 3)
+        rest = counts & ~(7 << sh)
+        lsh = 2 * (r - 3)
+        lb = (ledger >> lsh) & 3
+        lbase = ledger & ~(3 << lsh)
+        last = last_of_rank[p]
+        nxt = p + 1
+        if nxt < n and suit_start[nxt] >= 0:
+            fresh = suit_start[nxt]
+        else:
+            fresh = -1
+        rv1 = rv - c * r
+        rc1 = rc - c
+        best = self.best
+        combos = self._runs(p, counts)
+        for k, counts2, cost, gain, taken, _ends in [*combos, (0, rest, 0, 0, 0, ())]:
+            if cost > wl:
+                continue
+            wl1 = wl - cost
+            m = c - k
+            gain1 = gain + k * r
+            nc = fresh if fresh >= 0 else counts2
+            rv2 = rv1 - gain
+            rc2 = rc1 - taken
+            for nd in (0, 1) if flag and m else (0,):
+                left = m - nd
+                for nb in (left, 0) if left and not lb else (left,):
+                    lb2 = lb + nb if lb + nb < 3 else 3
+                    if last:
+                        wl2 = wl1 - _PAD[lb2]
+                        if wl2 < 0:
+                            continue
+                        ledger2 = lbase
+                    else:
+                        wl2 = wl1
+                        ledger2 = lbase | (lb2 << lsh)
+                    value = best(nxt, nc, ledger2, wl2, flag - nd, rv2, rc2)
+                    if value <= _NEG:
+                        continue
+                    value += gain1 + (nb + nd) * r
+                    if value > result:
+                        result = value
+                        if result >= rv:  # everything left is placed: nothing beats it
+                            memo[key] = result
+                            return result
         memo[key] = result
         return result
 
@@ -282,75 +363,130 @@ class _Solver:
         """Walk the memo table from the start, taking the first best option at every cell."""
         runs: list[tuple[str, int, int, set[int]]] = []
         books: dict[int, list[str]] = {}
-        leftover: list[Card] = []
+        leftover: list[Card] = list(self.dead)
         discard: Card | None = None
+        n = self.cells
         p = 0
-        counts = self.suit_start[0] if self.cells else 0
+        counts = self.suit_start[0] if n else 0
         ledger = 0
         wl = len(self.wilds)
-        while p < self.cells:
-            target = self.best(p, counts, ledger, wl, flag)
+        rv = self.live_value
+        rc = self.live_count
+        while True:
+            while p < n and not (counts >> (3 * (self.cell_rank[p] - 3))) & 7:
+                r = self.cell_rank[p]
+                if self.last_of_rank[p]:
+                    wl -= _PAD[(ledger >> (2 * (r - 3))) & 3]
+                    ledger &= ~(3 << (2 * (r - 3)))
+                p += 1
+                if p < n and self.suit_start[p] >= 0:
+                    counts = self.suit_start[p]
+            if p == n:
+                break
+            target = self.best(p, counts, ledger, wl, flag, rv, rc)
+            choice = self._choose(p, counts, ledger, wl, flag, rv, rc, target)
+            k, counts2, ledger2, wl2, nb, nd, ends, taken_value, taken = choice
             suit = self.suits[self.cell_suit[p]]
             r = self.cell_rank[p]
-            for gain, counts2, ledger2, wl2, flag2, ends, nb, nd in self._options(
-                p, counts, ledger, wl, flag
-            ):
-                value = self.best(p + 1, counts2, ledger2, wl2, flag2)
-                if value > _NEG and gain + value == target:
-                    break
-            else:  # pragma: no cover - the memo table always holds a way through
-                raise AssertionError("solver lost its way")
             c = (counts >> (3 * (r - 3))) & 7
-            taken = counts & ~(7 << (3 * (r - 3)))
+            free = counts & ~(7 << (3 * (r - 3)))
             for end in ends:
                 ranks = {r}
                 for q in range(r + 1, end + 1):
-                    if (taken >> (3 * (q - 3))) & 7:
-                        taken -= 1 << (3 * (q - 3))
+                    if (free >> (3 * (q - 3))) & 7:
+                        free -= 1 << (3 * (q - 3))
                         ranks.add(q)
                 runs.append((suit, r, end, ranks))
             if nb:
                 books.setdefault(r, []).extend([suit] * nb)
             if nd:
                 discard = Card(r, suit)
-            leftover.extend([Card(r, suit)] * (c - len(ends) - nb - nd))
-            p, counts, ledger, wl, flag = p + 1, counts2, ledger2, wl2, flag2
+            leftover.extend([Card(r, suit)] * (c - k - nb - nd))
+            rv -= c * r + taken_value
+            rc -= c + taken
+            p, counts, ledger, wl, flag = p + 1, counts2, ledger2, wl2, flag - nd
         return _Plan(runs, books, leftover, discard)
 
+    def _choose(
+        self, p: int, counts: int, ledger: int, wl: int, flag: int, rv: int, rc: int, target: int
+    ) -> tuple[int, int, int, int, int, int, tuple[int, ...], int, int]:
+        """The first option at cell p (in the search's order) that reaches target."""
+        n = self.cells
+        r = self.cell_rank[p]
+        c = (counts >> (3 * (r - 3))) & 7
+        rest = counts & ~(7 << (3 * (r - 3)))
+        lsh = 2 * (r - 3)
+        lb = (ledger >> lsh) & 3
+        lbase = ledger & ~(3 << lsh)
+        nxt = p + 1
+        fresh = self.suit_start[nxt] if nxt < n and self.suit_start[nxt] >= 0 else -1
+        for k, counts2, cost, gain, taken, ends in [*self._runs(p, counts), (0, rest, 0, 0, 0, ())]:
+            if cost > wl:
+                continue
+            nc = fresh if fresh >= 0 else counts2
+            m = c - k
+            for nd in (0, 1) if flag and m else (0,):
+                left = m - nd
+                for nb in (left, 0) if left and not lb else (left,):
+                    lb2 = min(3, lb + nb)
+                    wl2 = wl - cost
+                    ledger2 = lbase | (lb2 << lsh)
+                    if self.last_of_rank[p]:
+                        wl2 -= _PAD[lb2]
+                        ledger2 = lbase
+                    if wl2 < 0:
+                        continue
+                    value = self.best(
+                        nxt, nc, ledger2, wl2, flag - nd, rv - c * r - gain, rc - c - taken
+                    )
+                    if value > _NEG and value + gain + (k + nb + nd) * r == target:
+                        return k, nc, ledger2, wl2, nb, nd, ends, gain, taken
+        raise AssertionError("the solver's memo table lost its way")  # pragma: no cover
+
     def solve(self, discard: bool) -> Solution:
-        wild_count = len(self.wilds)
-        wild_cost = sum(card_points(card, wild_rank=self.wild) for card in self.wilds)
-        start = self.suit_start[0] if self.cells else 0
+        wilds = self.wilds
+        wild_cost = sum(card_points(card, wild_rank=self.wild) for card in wilds)
         total = self.natural_total
+        n = self.cells
+        start = self.suit_start[0] if n else 0
+        args = (0, start, 0, len(wilds))
+        live = (self.live_value, self.live_count)
         if not discard:
-            best = self.best(0, start, 0, wild_count, 0) if self.cells else 0
-            if best > 0:
-                return self._build(self.plan(0), self.wilds)
-            return self._nothing_fits(self.naturals, self.wilds, None)
-        # Discard one natural card (the search carries the token) ...
+            if n and self.best(*args, 0, *live) > 0:
+                return self._build(self.plan(0), wilds)
+            return self._nothing_fits(self.naturals, wilds, None)
+        # Discard a natural card: the highest dead card, or a live one the search picks ...
         nat_points: int | None = None
         nat_plan: _Plan | None = None
-        if self.cells:
-            top = self.naturals[-1]  # the highest natural
-            best = self.best(0, start, 0, wild_count, 1)
-            if best > (top.rank or 0):  # some natural card fits in a group
-                nat_points = total - best
-                nat_plan = self.plan(1)
+        if self.naturals:
+            top = self.naturals[-1].rank or 0  # the highest natural
+            take = self.best(*args, 1, *live) if n else _NEG
+            dead = _NEG
+            if self.dead:  # the highest dead card is the best dead card to discard
+                dead = (self.dead[-1].rank or 0) + (self.best(*args, 0, *live) if n else 0)
+            if max(dead, take) > top:  # some natural card fits in a group
+                nat_points = total - max(dead, take)
+                if dead >= take:
+                    nat_plan = self.plan(0)
+                    nat_plan.leftover.remove(self.dead[-1])
+                    nat_plan.discard = self.dead[-1]
+                else:
+                    nat_plan = self.plan(1)
             else:
-                nat_points = total - (top.rank or 0) + (0 if wild_count >= 3 else wild_cost)
-        # ... or discard a wild: better only when no natural fits anywhere.
+                nat_points = total - top + (0 if len(wilds) >= 3 else wild_cost)
+        # ... or discard a wild: better only when no natural card fits anywhere.
         wild_points: int | None = None
-        if self.wilds:
-            spare = self.wilds[:-1]  # the costliest wild (a joker if any) goes
+        if wilds:
+            spare = wilds[:-1]  # the costliest wild (a joker if any) goes
             spare_cost = sum(card_points(card, wild_rank=self.wild) for card in spare)
             wild_points = total + (0 if len(spare) >= 3 else spare_cost)
         if nat_points is not None and (wild_points is None or nat_points <= wild_points):
             if nat_plan is not None:
-                return self._build(nat_plan, self.wilds)
+                return self._build(nat_plan, wilds)
             naturals = list(self.naturals)
             out = naturals.pop()
-            return self._nothing_fits(naturals, self.wilds, out)
-        return self._nothing_fits(self.naturals, self.wilds[:-1], self.wilds[-1])
+            return self._nothing_fits(naturals, wilds, out)
+        return self._nothing_fits(self.naturals, wilds[:-1], wilds[-1])
 
     # --- turning decisions into groups -------------------------------------------------
 
@@ -480,19 +616,19 @@ def _absorb(drafts: list[tuple[GroupKind, list[_Place]]], extra: int) -> None:
 
 def _run_combos(
     counts: int, r: int, k: int, wl: int, top: int
-) -> Iterator[tuple[int, int, int, tuple[int, ...]]]:
-    """Ways for k runs to start at rank r: (counts left, wilds, value taken, run ends).
+) -> Iterator[tuple[int, int, int, int, tuple[int, ...]]]:
+    """Ways for k runs to start at rank r: (counts left, wilds, value and copies taken, ends).
 
     Each run takes one free copy of every rank it spans above r; a run ends on a natural
     (or at r itself, padded by two wilds). Ends do not increase, so runs are in canonical
     order; ``top`` is the highest rank a run may reach with naturals.
     """
     if k == 0:
-        yield counts, 0, 0, ()
+        yield counts, 0, 0, 0, ()
         return
-    ends: list[tuple[int, int, int, int]] = []
+    ends: list[tuple[int, int, int, int, int]] = []
     if wl >= 2:
-        ends.append((r, counts, 2, 0))
+        ends.append((r, counts, 2, 0, 0))
     naturals = 0
     gain = 0
     left = counts
@@ -508,7 +644,7 @@ def _run_combos(
                 if length >= 3:
                     break  # longer runs only need more wilds
                 continue
-            ends.append((q, left, cost, gain))
-    for end, after, cost, taken in reversed(ends):
-        for counts2, cost2, gain2, more in _run_combos(after, r, k - 1, wl - cost, end):
-            yield counts2, cost + cost2, taken + gain2, (end, *more)
+            ends.append((q, left, cost, gain, naturals))
+    for end, after, cost, value, taken in reversed(ends):
+        for counts2, cost2, value2, taken2, more in _run_combos(after, r, k - 1, wl - cost, end):
+            yield counts2, cost + cost2, value + value2, taken + taken2, (end, *more)

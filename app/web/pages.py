@@ -65,6 +65,13 @@ def render(
     return response
 
 
+def redirect(request: Request, url: Any) -> Response:
+    """Go to url: a 303 for a plain form, a whole-page visit (HX-Redirect) for htmx."""
+    if request.headers.get("HX-Request") == "true":
+        return Response(status_code=200, headers={"HX-Redirect": str(url)})
+    return RedirectResponse(url, status_code=303)
+
+
 def error_page(request: Request, message: str, *, status_code: int) -> Response:
     """A page that says what went wrong and where to go next."""
     return render(request, "error.html", {"message": message}, status_code=status_code)
@@ -113,7 +120,7 @@ async def new_game(request: Request, session: SessionDep) -> Response:
         except GameError as error:
             form.error = str(error)
         else:
-            return RedirectResponse(request.url_for("game_page", code=state.code), 303)
+            return redirect(request, request.url_for("game_page", code=state.code))
     status = 422 if form.error else 200
     return render(
         request, "home.html", {"form": form, "games": []}, block="new_game", status_code=status

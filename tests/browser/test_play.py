@@ -1,0 +1,95 @@
+"""A phone at the table: create a game, enter rounds with the card picker, correct, finish."""
+
+import re
+
+from playwright.sync_api import expect
+
+SHOTS = "screenshots"
+
+
+def start_game(page, base_url, names, first_dealer=None):
+    page.goto(base_url + "/")
+    while page.get_by_label(re.compile(r"^Player \d+$")).count() < len(names):
+        page.get_by_role("button", name="Add a player").click()
+    for index, name in enumerate(names):
+        page.get_by_label(f"Player {index + 1}", exact=True).fill(name)
+    if first_dealer is not None:
+        page.get_by_label(f"Player {first_dealer + 1} deals first").check()
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.get_by_role("heading", name="Threes are wild")).to_be_visible()
+
+
+def expect_total(page, name, points):
+    totals = page.get_by_role("region", name="Totals")
+    expect(totals.get_by_role("listitem").filter(has_text=name)).to_have_text(
+        re.compile(rf"^\s*{name}\s+{points}\b")
+    )
+
+
+def test_round_one_with_the_picker_then_a_correction(phone, live_server):
+    start_game(phone, live_server.url, ["Ann", "Ben", "Cy"])
+    expect(phone.get_by_text("Ann deals")).to_be_visible()
+    phone.get_by_text("Enter round 1").click()
+    phone.get_by_label("Ann went out").check()
+    ben = phone.get_by_role("group", name="Add a card to Ben's hand")
+    ben.get_by_role("button", name="Queen", exact=True).click()
+    ben.get_by_role("button", name="Seven", exact=True).click()
+    ben.get_by_role("button", name="Joker", exact=True).click()
+    expect(phone.get_by_label("Ben's points")).to_have_text("69")
+    phone.get_by_role("button", name="remove Seven").click()
+    expect(phone.get_by_label("Ben's points")).to_have_text("62")
+    cy = phone.get_by_role("group", name="Add a card to Cy's hand")
+    cy.get_by_role("button", name="Three", exact=True).click()  # threes are wild: 20
+    expect(phone.get_by_label("Cy's points")).to_have_text("20")
+    phone.screenshot(path=f"{SHOTS}/round-entry.png", full_page=True)
+    phone.get_by_role("button", name="Save round 1").click()
+    expect(phone.get_by_role("heading", name="Fours are wild")).to_be_visible()
+    expect(phone.get_by_text("Ben deals")).to_be_visible()
+    expect_total(phone, "Ann", 0)
+    expect_total(phone, "Ben", 62)
+    expect_total(phone, "Cy", 20)
+    expect(phone).to_have_title(re.compile("Round 2: Fours wild"))
+    phone.screenshot(path=f"{SHOTS}/game-round-2.png", full_page=True)
+
+    phone.get_by_role("link", name="Correct round 1").click()
+    phone.get_by_role("button", name="remove Joker").click()
+    phone.get_by_role("button", name="Save round 1").click()
+    expect(phone.get_by_role("heading", name="Fours are wild")).to_be_visible()
+    expect_total(phone, "Ben", 12)
+    expect(phone.get_by_role("table", name="Score sheet")).to_contain_text("12")
+
+
+def test_limits_keep_what_was_tapped(phone, live_server):
+    start_game(phone, live_server.url, ["Ann", "Ben"])
+    phone.get_by_text("Enter round 1").click()
+    ben = phone.get_by_role("group", name="Add a card to Ben's hand")
+    for _ in range(4):
+        ben.get_by_role("button", name="King", exact=True).click()
+    expect(phone.get_by_text("only 3 were dealt", exact=False).or_(
+        phone.get_by_text("cannot have more than 3 cards"))).to_be_visible()
+    expect(phone.get_by_label("Ben's points")).to_have_text("39")
+    phone.get_by_role("button", name="Save round 1").click()  # nobody went out yet
+    expect(phone.get_by_text("Choose the player who went out first.")).to_be_visible()
+    expect(phone.get_by_role("button", name="remove King")).to_have_count(3)
+    phone.get_by_label("Ann went out").check()
+    phone.get_by_role("button", name="Save round 1").click()
+    expect_total(phone, "Ben", 39)
+
+
+def test_a_whole_game_to_the_winner(phone, live_server):
+    start_game(phone, live_server.url, ["Ann", "Ben", "Cy", "Dee"], first_dealer=1)
+    for number in range(1, 12):
+        phone.get_by_text(f"Enter round {number}").click()
+        winner = ["Ann", "Ben", "Cy", "Dee"][number % 4 if number % 4 != 1 else 0]
+        phone.get_by_label(f"{winner} went out").check()
+        for name in ["Ann", "Ben", "Cy", "Dee"]:
+            if name != winner:
+                keypad = phone.get_by_role("group", name=f"Add a card to {name}'s hand")
+                keypad.get_by_role("button", name="King", exact=True).click()
+        phone.get_by_role("button", name=f"Save round {number}").click()
+        if number < 11:
+            expect(phone.get_by_text(f"Round {number + 1} of 11")).to_be_visible()
+    expect(phone.get_by_role("heading", name=re.compile("wins|share the win"))).to_be_visible()
+    phone.screenshot(path=f"{SHOTS}/finished.png", full_page=True)
+    phone.reload()
+    expect(phone.get_by_role("heading", name=re.compile("wins|share the win"))).to_be_visible()
