@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, or_, select
+
+from . import live
 
 from .db import begin_write
 from .models import Game, GameRound, Seat, SeatScore
@@ -31,6 +33,10 @@ class GameError(ValueError):
 
 class NoSuchRound(GameError):
     """A round number outside the game's rounds."""
+
+
+class ReadOnlyLink(GameError):
+    """A change asked for with the watch code, which can only look."""
 
 
 class StaleVersion(GameError):
@@ -81,6 +87,8 @@ class GameState:
     """Everything a page or the API shows about a game."""
 
     code: str
+    watch_code: str
+    can_edit: bool
     players: tuple[str, ...]
     first_dealer: int
     rounds: tuple[RoundState, ...]
@@ -113,6 +121,10 @@ class GameState:
     @property
     def rounds_saved(self) -> int:
         return sum(r.entries is not None for r in self.rounds)
+
+    def for_watchers(self) -> GameState:
+        """The same game as the watch link shows it: no scorekeeper code, no editing."""
+        return replace(self, code=self.watch_code, can_edit=False)
 
     def round(self, number: int) -> RoundState:
         """Round number, or GameError when the game has no such round."""
@@ -153,7 +165,7 @@ def create_game(session: Session, *, players: Sequence[str], first_dealer: int =
     if not 0 <= first_dealer < len(names):
         raise GameError(f"The first dealer must be one of the {len(names)} seats.")
     begin_write(session)
-    game = Game(code=new_code(), first_dealer=first_dealer)
+    game = Game(code=new_code(), watch_code=new_code(), first_dealer=first_dealer)
     session.add(game)
     session.flush()
     assert game.id is not None
@@ -173,9 +185,21 @@ def create_game(session: Session, *, players: Sequence[str], first_dealer: int =
 
 
 def load_game(session: Session, *, code: str) -> GameState:
-    """The game with this code, or GameNotFound."""
+    """The game whose scorekeeper or watch code this is, or GameNotFound."""
+    game = _find(session, code, for_edit=False)
+    state = _state(session, game)
+    return state if code == game.code else state.for_watchers()
+
+
+def replace_keeper_code(session: Session, *, code: str) -> GameState:
+    """Give the game a new scorekeeper code; the old one stops working at once."""
+    begin_write(session)
     game = _find(session, code)
-    return _state(session, game)
+    game.code = new_code()
+    game.version += 1
+    session.add(game)
+    session.commit()
+    return _saved(session, game)
 
 
 def save_round(
@@ -234,7 +258,7 @@ def save_round(
     game.version += 1
     session.add(game)
     session.commit()
-    return _state(session, game)
+    return _saved(session, game)
 
 
 def finish_game(session: Session, *, code: str) -> GameState:
@@ -246,6 +270,7 @@ def finish_game(session: Session, *, code: str) -> GameState:
         game.version += 1
         session.add(game)
         session.commit()
+        return _saved(session, game)
     return _state(session, game)
 
 
@@ -254,11 +279,25 @@ def parse_cards(codes: Sequence[str]) -> tuple[Card, ...]:
     return tuple(parse_card(code) for code in codes)
 
 
-def _find(session: Session, code: str) -> Game:
-    game = session.exec(select(Game).where(Game.code == code)).first()
+def _find(session: Session, code: str, *, for_edit: bool = True) -> Game:
+    game = session.exec(
+        select(Game).where(or_(Game.code == code, Game.watch_code == code))
+    ).first()
     if game is None:
         raise GameNotFound("No game has this code. Check the link, or start a new game.")
+    if for_edit and code != game.code:
+        raise ReadOnlyLink(
+            "This is a watch link: it shows the game but cannot change it. "
+            "Ask the scorekeeper to make the change."
+        )
     return game
+
+
+def _saved(session: Session, game: Game) -> GameState:
+    """The game's state after a change, told to every open page."""
+    state = _state(session, game)
+    live.publish(game.watch_code, state)
+    return state
 
 
 def _current_scores(session: Session, round_ids: Sequence[int | None]) -> Sequence[SeatScore]:
@@ -303,6 +342,8 @@ def _state(session: Session, game: Game) -> GameState:
         )
     return GameState(
         code=game.code,
+        watch_code=game.watch_code,
+        can_edit=True,
         players=tuple(seat.name for seat in seats),
         first_dealer=game.first_dealer,
         rounds=tuple(rounds),
@@ -311,4 +352,4 @@ def _state(session: Session, game: Game) -> GameState:
     )
 
 
-__all__ = ["ROUND_COUNT", "GameError", "GameNotFound", "NoSuchRound", "RoundError", "StaleVersion"]
+__all__ = ["ROUND_COUNT", "GameError", "GameNotFound", "NoSuchRound", "ReadOnlyLink", "RoundError", "StaleVersion"]

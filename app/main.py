@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .config import PROJECT_DIR, Settings, settings
 from .db import make_engine
 from .migrate import upgrade_to_head
-from .web import api, pages
+from .web import api, pages, stream
 
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
@@ -40,6 +40,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.middleware("http")(_security_headers)

@@ -33,6 +33,18 @@ def upgrade_to_head(engine: Engine, *, revision: str = "head") -> None:
             "Crownkeeper does not know: it was written by a newer version. Run that version, "
             "or restore a backup."
         )
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # Batch migrations rebuild tables; SQLite would treat dropping the old copy of a
+            # parent table as deleting its rows. Keys are checked once the upgrade is done.
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with connection.begin():
+                config.attributes["connection"] = connection
+                command.upgrade(config, revision)
+                if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
+                    raise RuntimeError("The upgrade left rows pointing at missing rows.")
+        finally:
+            if sqlite:
+                connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")

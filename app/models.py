@@ -20,10 +20,12 @@ def utc_now() -> datetime:
 
 
 class Game(SQLModel, table=True):
-    """One game at one table; `code` is the secret in its link."""
+    """One game at one table. `code` is the scorekeeper's secret link, `watch_code` the
+    read-only one."""
 
     id: int | None = Field(default=None, primary_key=True)
     code: str = Field(unique=True, max_length=64)
+    watch_code: str = Field(unique=True, max_length=64)
     first_dealer: int
     created_at: datetime = Field(default_factory=utc_now)
     finished_at: datetime | None = None

@@ -57,6 +57,7 @@ def test_a_game_saved_at_the_first_revision_survives_every_upgrade(tmp_path):
     assert [c.code for c in state.rounds[0].entries[1].cards] == ["5R", "9H", "JOKER"]
     assert state.current_round.number == 2
     assert state.rounds[1].dealer == 2
+    assert len(state.watch_code) >= 22 and state.watch_code != "oldgamecode"
     engine.dispose()
 
 

@@ -44,7 +44,10 @@ GroupKind = Literal["book", "run"]
 
 _SUIT_ORDER: tuple[str, ...] = tuple(SUITS)
 _SUIT_INDEX: dict[str, int] = {suit: i for i, suit in enumerate(_SUIT_ORDER)}
-_PAD = (0, 2, 1, 0)  # wilds a book needs, by its count of naturals (capped at 3)
+_PAD = (0, 2, 1, 0, 0)  # wilds a book needs, by its ledger entry
+_CLOSED = 4  # ledger entry of a rank with a copy left over: it gets no book
+_SUIT_BITS = 33  # a suit's copies in the grid: 3 bits for each of the 11 ranks
+_SUIT_MASK = (1 << _SUIT_BITS) - 1
 _NEG = -(1 << 40)  # "impossible" in the search
 
 
@@ -181,17 +184,12 @@ class _Plan:
     discard: Card | None
 
 
+_Move = tuple[int, int, int, int, int, int, int, tuple[int, ...], int, int]
+"""A choice at one cell: (value gained, next counts, ledger, wilds left, discard flag,
+value and copies used up, run ends, copies booked, copies discarded)."""
+
 _Runs = tuple[int, int, int, int, int, tuple[int, ...]]
 """Runs started at one cell: (how many, counts left, wilds, value taken, copies taken, ends)."""
-
-
-def _pending(ledger: int) -> int:
-    """The wilds the pending books still need."""
-    need = 0
-    while ledger:
-        need += _PAD[ledger & 3]
-        ledger >>= 2
-    return need
 
 
 class _Solver:
@@ -208,7 +206,7 @@ class _Solver:
         self.natural_total = sum(card.rank or 0 for card in naturals)
         # Dead cards can never be in a group: too few of their rank for a book and too few
         # neighbours of their suit for a run, even with every wild. They are left over.
-        live = Counter((card.suit or "", card.rank or 0) for card in naturals)
+        live = Counter((_SUIT_INDEX[card.suit or ""], card.rank or 0) for card in naturals)
         changed = True
         while changed:
             changed = False
@@ -225,32 +223,31 @@ class _Solver:
                     continue
                 del live[(suit, rank)]
                 changed = True
-        self.dead = [card for card in naturals if (card.suit, card.rank) not in live]
-        self.suits = [suit for suit in _SUIT_ORDER if any(s == suit for s, _r in live)]
-        # Cells: (suit, rank) holding live naturals, suit by suit, rank by rank. A suit's
-        # copies are packed 3 bits a rank; the ledger of books packs 2 bits a rank.
-        self.cell_suit: list[int] = []
-        self.cell_rank: list[int] = []
-        self.suit_start: list[int] = []  # per cell: the suit's counts if it starts a suit, else -1
-        for si, suit in enumerate(self.suits):
-            ranks = sorted(rank for s, rank in live if s == suit)
-            packed = 0
-            for rank in ranks:
-                packed |= live[(suit, rank)] << (3 * (rank - 3))
-            for k, rank in enumerate(ranks):
-                self.cell_suit.append(si)
-                self.cell_rank.append(rank)
-                self.suit_start.append(packed if k == 0 else -1)
-        self.cells = len(self.cell_rank)
+        self.dead = [
+            card for card in naturals if (_SUIT_INDEX[card.suit or ""], card.rank) not in live
+        ]
+        # Cells: (suit, rank) holding live naturals, rank by rank, suit by suit. The grid of
+        # free copies packs 3 bits a cell, 33 bits a suit.
+        self.cells: list[tuple[int, int]] = sorted(live, key=lambda cell: (cell[1], cell[0]))
+        self.count = len(self.cells)
+        self.cell_rank = [rank for _suit, rank in self.cells]
+        self.cell_suit = [suit for suit, _rank in self.cells]
+        self.cell_shift = [_SUIT_BITS * suit + 3 * (rank - 3) for suit, rank in self.cells]
+        self.last_of_rank = [
+            p + 1 == self.count or self.cell_rank[p + 1] != rank
+            for p, rank in enumerate(self.cell_rank)
+        ]
+        self.grid = sum(count << (_SUIT_BITS * s + 3 * (r - 3)) for (s, r), count in live.items())
         self.live_value = sum(rank * count for (_s, rank), count in live.items())
         self.live_count = sum(live.values())
-        last_cell = {rank: p for p, rank in enumerate(self.cell_rank)}
-        self.last_of_rank = [last_cell[rank] == p for p, rank in enumerate(self.cell_rank)]
         self.memo: dict[tuple[int, int, int, int, int], int] = {}
         self.run_memo: dict[tuple[int, int], list[_Runs]] = {}
 
     def _runs(self, p: int, counts: int) -> list[_Runs]:
-        """Every way to start runs at cell p (k runs for k = copies down to 1), best first."""
+        """Every way to start runs at cell p, best first: k runs for k = copies down to 0.
+
+        counts: the free copies of the cell's suit.
+        """
         key = (p, counts)
         found = self.run_memo.get(key)
         if found is not None:
@@ -258,138 +255,143 @@ class _Solver:
         r = self.cell_rank[p]
         c = (counts >> (3 * (r - 3))) & 7
         rest = counts & ~(7 << (3 * (r - 3)))
-        nxt = p + 1
-        top = r if nxt == self.cells or self.suit_start[nxt] >= 0 else 13
-        wl = len(self.wilds)
         combos: list[_Runs] = []
         for k in range(c, 0, -1):
-            for counts2, cost, gain, taken, ends in _run_combos(rest, r, k, wl, top):
+            for counts2, cost, gain, taken, ends in _run_combos(rest, r, k, len(self.wilds), 13):
                 combos.append((k, counts2, cost, gain, taken, ends))
+        combos.append((0, rest, 0, 0, 0, ()))
         self.run_memo[key] = combos
         return combos
 
-    def best(self, p: int, counts: int, ledger: int, wl: int, flag: int, rv: int, rc: int) -> int:
+    def _moves(self, p: int, grid: int, lb: int, wl: int, flag: int) -> list[_Move]:
+        """The choices for the copies at cell p, in order of preference.
+
+        Runs first (more runs, longer runs), then the discard, then books before leftovers.
+        lb is the book of the cell's rank: 0 none yet, 1 to 3 its naturals (3 or more),
+        or closed: a copy left over means no book (it would rather join the book).
+        """
+        r = self.cell_rank[p]
+        c = (grid >> self.cell_shift[p]) & 7
+        ss = _SUIT_BITS * self.cell_suit[p]
+        base = grid & ~(_SUIT_MASK << ss)
+        last = self.last_of_rank[p]
+        moves: list[_Move] = []
+        for k, counts2, cost, gain, taken, ends in self._runs(p, (grid >> ss) & _SUIT_MASK):
+            if cost > wl:
+                continue
+            grid2 = base | (counts2 << ss)
+            wl1 = wl - cost
+            m = c - k
+            gain1 = gain + k * r
+            for nd in (0, 1) if flag and m else (0,):
+                left = m - nd
+                if not left or lb == _CLOSED:
+                    shapes: tuple[tuple[int, int], ...] = ((0, lb),)
+                elif lb:
+                    shapes = ((left, min(3, lb + left)),)
+                else:
+                    shapes = ((left, min(3, left)), (0, _CLOSED))
+                for nb, lb2 in shapes:
+                    wl2 = wl1
+                    if last:  # the rank's book is settled
+                        wl2 -= _PAD[lb2]
+                        if wl2 < 0:
+                            continue
+                        lb2 = 0
+                    moves.append(
+                        (
+                            gain1 + (nb + nd) * r,
+                            grid2,
+                            lb2,
+                            wl2,
+                            flag - nd,
+                            c * r + gain,
+                            c + taken,
+                            ends,
+                            nb,
+                            nd,
+                        )
+                    )
+        return moves
+
+    def best(self, p: int, grid: int, lb: int, wl: int, flag: int, rv: int, rc: int) -> int:
         """The most value the cells from p on can add: naturals grouped, or the discard.
 
-        counts: free copies of the current suit from cell p on; ledger: naturals in each
-        pending book; wl: wilds not yet spent; flag: 1 while a natural must be discarded;
-        rv, rc: value and number of the free copies from p on (upper bound and shortcut).
+        grid: free copies from cell p on; lb: the book of cell p's rank; wl: wilds not yet
+        spent; flag: 1 while a natural must be discarded; rv, rc: value and number of the
+        free copies.
         """
-        n = self.cells
-        cell_rank = self.cell_rank
+        n = self.count
+        shifts = self.cell_shift
         last_of_rank = self.last_of_rank
-        suit_start = self.suit_start
         # Cells emptied by earlier runs only settle their rank's book.
         while True:
             if p == n:
                 return _NEG if flag else 0
-            r = cell_rank[p]
-            c = (counts >> (3 * (r - 3))) & 7
-            if c:
+            if (grid >> shifts[p]) & 7:
                 break
-            if last_of_rank[p]:
-                lsh = 2 * (r - 3)
-                lb = (ledger >> lsh) & 3
-                if lb:
-                    wl -= _PAD[lb]
-                    if wl < 0:
-                        return _NEG
-                    ledger &= ~(3 << lsh)
+            if last_of_rank[p] and lb:
+                wl -= _PAD[lb]
+                if wl < 0:
+                    return _NEG
+                lb = 0
             p += 1
-            if p < n and suit_start[p] >= 0:
-                counts = suit_start[p]
-        if rc == 0 or wl >= 2 * rc:
-            # Nothing left to place, or wilds enough to book every copy with two of them.
-            pending = _pending(ledger)
-            if rc == 0:
-                return 0 if not flag and wl >= pending else _NEG
-            if wl >= pending + 2 * rc:
-                return rv
-        key = (p, counts, ledger, wl, flag)
+        if rc == 0:
+            return 0 if not flag and wl >= _PAD[lb] else _NEG
+        if wl >= _PAD[lb] + 2 * rc:  # wilds enough to book every copy with two of them
+            return rv
+        key = (p, grid, lb, wl, flag)
         memo = self.memo
         found = memo.get(key)
         if found is not None:
             return found
         result = _NEG
-        sh = 3 * (r - 3)
-        rest = counts & ~(7 << sh)
-        lsh = 2 * (r - 3)
-        lb = (ledger >> lsh) & 3
-        lbase = ledger & ~(3 << lsh)
-        last = last_of_rank[p]
-        nxt = p + 1
-        if nxt < n and suit_start[nxt] >= 0:
-            fresh = suit_start[nxt]
-        else:
-            fresh = -1
-        rv1 = rv - c * r
-        rc1 = rc - c
         best = self.best
-        combos = self._runs(p, counts)
-        for k, counts2, cost, gain, taken, _ends in [*combos, (0, rest, 0, 0, 0, ())]:
-            if cost > wl:
-                continue
-            wl1 = wl - cost
-            m = c - k
-            gain1 = gain + k * r
-            nc = fresh if fresh >= 0 else counts2
-            rv2 = rv1 - gain
-            rc2 = rc1 - taken
-            for nd in (0, 1) if flag and m else (0,):
-                left = m - nd
-                for nb in (left, 0) if left and not lb else (left,):
-                    lb2 = lb + nb if lb + nb < 3 else 3
-                    if last:
-                        wl2 = wl1 - _PAD[lb2]
-                        if wl2 < 0:
-                            continue
-                        ledger2 = lbase
-                    else:
-                        wl2 = wl1
-                        ledger2 = lbase | (lb2 << lsh)
-                    value = best(nxt, nc, ledger2, wl2, flag - nd, rv2, rc2)
-                    if value <= _NEG:
-                        continue
-                    value += gain1 + (nb + nd) * r
-                    if value > result:
-                        result = value
-                        if result >= rv:  # everything left is placed: nothing beats it
-                            memo[key] = result
-                            return result
+        nxt = p + 1
+        for gain, grid2, lb2, wl2, flag2, used, placed, _e, _b, _d in self._moves(
+            p, grid, lb, wl, flag
+        ):
+            value = best(nxt, grid2, lb2, wl2, flag2, rv - used, rc - placed)
+            if value > _NEG and value + gain > result:
+                result = value + gain
+                if result >= rv:  # everything left is placed: nothing beats it
+                    break
         memo[key] = result
         return result
 
     def plan(self, flag: int) -> _Plan:
-        """Walk the memo table from the start, taking the first best option at every cell."""
+        """Walk the memo table from the start, taking the first best move at every cell."""
         runs: list[tuple[str, int, int, set[int]]] = []
         books: dict[int, list[str]] = {}
         leftover: list[Card] = list(self.dead)
         discard: Card | None = None
-        n = self.cells
+        n = self.count
         p = 0
-        counts = self.suit_start[0] if n else 0
-        ledger = 0
+        grid = self.grid
+        lb = 0
         wl = len(self.wilds)
         rv = self.live_value
         rc = self.live_count
         while True:
-            while p < n and not (counts >> (3 * (self.cell_rank[p] - 3))) & 7:
-                r = self.cell_rank[p]
+            while p < n and not (grid >> self.cell_shift[p]) & 7:
                 if self.last_of_rank[p]:
-                    wl -= _PAD[(ledger >> (2 * (r - 3))) & 3]
-                    ledger &= ~(3 << (2 * (r - 3)))
+                    wl -= _PAD[lb]
+                    lb = 0
                 p += 1
-                if p < n and self.suit_start[p] >= 0:
-                    counts = self.suit_start[p]
             if p == n:
-                break
-            target = self.best(p, counts, ledger, wl, flag, rv, rc)
-            choice = self._choose(p, counts, ledger, wl, flag, rv, rc, target)
-            k, counts2, ledger2, wl2, nb, nd, ends, taken_value, taken = choice
-            suit = self.suits[self.cell_suit[p]]
-            r = self.cell_rank[p]
-            c = (counts >> (3 * (r - 3))) & 7
-            free = counts & ~(7 << (3 * (r - 3)))
+                return _Plan(runs, books, leftover, discard)
+            target = self.best(p, grid, lb, wl, flag, rv, rc)
+            for move in self._moves(p, grid, lb, wl, flag):
+                gain, grid2, lb2, wl2, flag2, used, placed, ends, nb, nd = move
+                value = self.best(p + 1, grid2, lb2, wl2, flag2, rv - used, rc - placed)
+                if value > _NEG and value + gain == target:
+                    break
+            else:  # pragma: no cover - the memo table always holds a way through
+                raise AssertionError("the solver's memo table lost its way")
+            si, r = self.cells[p]
+            suit = _SUIT_ORDER[si]
+            free = (grid >> (_SUIT_BITS * si)) & _SUIT_MASK
+            copies = (free >> (3 * (r - 3))) & 7
             for end in ends:
                 ranks = {r}
                 for q in range(r + 1, end + 1):
@@ -401,55 +403,23 @@ class _Solver:
                 books.setdefault(r, []).extend([suit] * nb)
             if nd:
                 discard = Card(r, suit)
-            leftover.extend([Card(r, suit)] * (c - k - nb - nd))
-            rv -= c * r + taken_value
-            rc -= c + taken
-            p, counts, ledger, wl, flag = p + 1, counts2, ledger2, wl2, flag - nd
-        return _Plan(runs, books, leftover, discard)
-
-    def _choose(
-        self, p: int, counts: int, ledger: int, wl: int, flag: int, rv: int, rc: int, target: int
-    ) -> tuple[int, int, int, int, int, int, tuple[int, ...], int, int]:
-        """The first option at cell p (in the search's order) that reaches target."""
-        n = self.cells
-        r = self.cell_rank[p]
-        c = (counts >> (3 * (r - 3))) & 7
-        rest = counts & ~(7 << (3 * (r - 3)))
-        lsh = 2 * (r - 3)
-        lb = (ledger >> lsh) & 3
-        lbase = ledger & ~(3 << lsh)
-        nxt = p + 1
-        fresh = self.suit_start[nxt] if nxt < n and self.suit_start[nxt] >= 0 else -1
-        for k, counts2, cost, gain, taken, ends in [*self._runs(p, counts), (0, rest, 0, 0, 0, ())]:
-            if cost > wl:
-                continue
-            nc = fresh if fresh >= 0 else counts2
-            m = c - k
-            for nd in (0, 1) if flag and m else (0,):
-                left = m - nd
-                for nb in (left, 0) if left and not lb else (left,):
-                    lb2 = min(3, lb + nb)
-                    wl2 = wl - cost
-                    ledger2 = lbase | (lb2 << lsh)
-                    if self.last_of_rank[p]:
-                        wl2 -= _PAD[lb2]
-                        ledger2 = lbase
-                    if wl2 < 0:
-                        continue
-                    value = self.best(
-                        nxt, nc, ledger2, wl2, flag - nd, rv - c * r - gain, rc - c - taken
-                    )
-                    if value > _NEG and value + gain + (k + nb + nd) * r == target:
-                        return k, nc, ledger2, wl2, nb, nd, ends, gain, taken
-        raise AssertionError("the solver's memo table lost its way")  # pragma: no cover
+            leftover.extend([Card(r, suit)] * (copies - len(ends) - nb - nd))
+            p, grid, lb, wl, flag, rv, rc = (
+                p + 1,
+                grid2,
+                lb2,
+                wl2,
+                flag2,
+                rv - used,
+                rc - placed,
+            )
 
     def solve(self, discard: bool) -> Solution:
         wilds = self.wilds
         wild_cost = sum(card_points(card, wild_rank=self.wild) for card in wilds)
         total = self.natural_total
-        n = self.cells
-        start = self.suit_start[0] if n else 0
-        args = (0, start, 0, len(wilds))
+        n = self.count
+        args = (0, self.grid, 0, len(wilds))
         live = (self.live_value, self.live_count)
         if not discard:
             if n and self.best(*args, 0, *live) > 0:
@@ -626,9 +596,9 @@ def _run_combos(
     if k == 0:
         yield counts, 0, 0, 0, ()
         return
+    # A run of one natural and two wilds is never needed: its rank's book takes the card
+    # for at most the same two wilds.
     ends: list[tuple[int, int, int, int, int]] = []
-    if wl >= 2:
-        ends.append((r, counts, 2, 0, 0))
     naturals = 0
     gain = 0
     left = counts

@@ -6,7 +6,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import RedirectResponse, Response
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
+import segno
 from sqlmodel import select
 
 from ..config import PROJECT_DIR
@@ -21,6 +25,7 @@ from ..games import (
     create_game,
     finish_game,
     load_game,
+    replace_keeper_code,
     save_round,
 )
 from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
@@ -30,7 +35,17 @@ from .forms import NewGameForm, RoundForm, keypad
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
+
+
+@pass_context
+def url_path(context: Context, name: str, /, **params: Any) -> str:
+    """A link as a path (with ROOT_PATH), so one rendering serves every viewer's host."""
+    request: Request = context["request"]
+    return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
+
+
 templates.env.globals.update(
+    url_for=url_path,
     RANK_CODES=RANK_CODES, RANK_PLURALS=RANK_PLURALS, ROUND_COUNT=ROUND_COUNT, keypad=keypad
 )
 
@@ -86,6 +101,15 @@ def remembered_codes(request: Request) -> list[str]:
 def remember(response: Response, request: Request, code: str) -> None:
     """Keep code first in this browser's list of games."""
     codes = [code, *(c for c in remembered_codes(request) if c != code)][:REMEMBERED_GAMES]
+    _set_games_cookie(response, request, codes)
+
+
+def forget(response: Response, request: Request, code: str) -> None:
+    """Drop code from this browser's list of games (a replaced scorekeeper link)."""
+    _set_games_cookie(response, request, [c for c in remembered_codes(request) if c != code])
+
+
+def _set_games_cookie(response: Response, request: Request, codes: list[str]) -> None:
     response.set_cookie(
         GAMES_COOKIE,
         ".".join(codes),
@@ -139,7 +163,7 @@ def game_page(request: Request, code: Code, session: SessionDep) -> Response:
 @router.get("/g/{code}/rounds/{number}")
 def round_page(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """Enter or correct one round."""
-    state = _load_or_404(session, code)
+    state = _load_for_edit(session, code)
     round_state = _round_or_404(state, number)
     if round_state.entries is None and (state.current_round is not round_state):
         return RedirectResponse(request.url_for("game_page", code=code), 303)
@@ -150,7 +174,7 @@ def round_page(request: Request, code: Code, number: int, session: SessionDep) -
 @router.post("/g/{code}/rounds/{number}")
 async def post_round(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """Save a round (or take a tap, when the phone runs no JavaScript)."""
-    state = _load_or_404(session, code)
+    state = _load_for_edit(session, code)
     _round_or_404(state, number)
     data = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     form = RoundForm.parse(number, data, len(state.players))
@@ -175,11 +199,19 @@ async def post_round(request: Request, code: Code, number: int, session: Session
 @router.post("/g/{code}/finish")
 def finish(request: Request, code: Code, session: SessionDep) -> Response:
     """End the game now (the shorter-game house rule)."""
-    try:
-        finish_game(session, code=code)
-    except GameNotFound as error:
-        return error_page(request, str(error), status_code=404)
+    _load_for_edit(session, code)
+    finish_game(session, code=code)
     return RedirectResponse(request.url_for("game_page", code=code), 303)
+
+
+@router.post("/g/{code}/scorekeeper-code")
+def replace_code_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Replace the scorekeeper link; this phone moves to the new one."""
+    _load_for_edit(session, code)
+    state = replace_keeper_code(session, code=code)
+    response = redirect(request, request.url_for("game_page", code=state.code))
+    forget(response, request, code)
+    return response
 
 
 @router.get("/healthz")
@@ -241,8 +273,50 @@ def _game_response(
     current = state.current_round
     if form is None and current is not None:
         form = RoundForm.blank(state, current)
-    context = {"state": state, "current": current, "form": form, "decks": state.decks}
+    context = {
+        "state": state,
+        "current": current,
+        "form": form,
+        "decks": state.decks,
+        "share": share_links(request, state),
+    }
     return render(request, "game.html", context, block="game", status_code=status_code)
+
+
+def share_links(request: Request, state: GameState) -> dict[str, str]:
+    """The watch link (and, for the scorekeeper, their own link) as full URLs and QR codes."""
+    watch_url = str(request.url_for("game_page", code=state.watch_code))
+    links = {"watch_url": watch_url, "watch_qr": qr_svg(watch_url)}
+    if state.can_edit:
+        keeper_url = str(request.url_for("game_page", code=state.code))
+        links.update(keeper_url=keeper_url, keeper_qr=qr_svg(keeper_url))
+    return links
+
+
+def qr_svg(url: str) -> str:
+    """url as a QR code, drawn here as inline SVG (nothing fetched from anywhere)."""
+    return str(segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff"))
+
+
+LIVE_REGIONS = ("status", "totals", "sheet")
+
+
+def live_update(request: Request, state: GameState) -> str:
+    """What an open game page needs after a change: its live regions, as htmx partials."""
+    context = {
+        "request": request,
+        "state": state,
+        "current": state.current_round,
+        "decks": state.decks,
+        "fragment": True,
+    }
+    template = templates.env.get_template("game.html")
+    title = render_block(templates.env, "game.html", "title", context).strip()
+    parts = [f"<title>{title}</title>"] if title else []
+    for region in LIVE_REGIONS:
+        html = render_block(templates.env, template.name or "game.html", region, context)
+        parts.append(f'<hx-partial hx-target="#{region}">{html}</hx-partial>')
+    return "".join(parts)
 
 
 def _round_context(state: GameState, form: RoundForm) -> dict[str, Any]:
@@ -254,6 +328,15 @@ def _load_or_404(session: SessionDep, code: str) -> GameState:
         return load_game(session, code=code)
     except GameNotFound as error:
         raise HTTPException(404, str(error)) from error
+
+
+def _load_for_edit(session: SessionDep, code: str) -> GameState:
+    state = _load_or_404(session, code)
+    if not state.can_edit:
+        raise HTTPException(
+            403, "This is a watch link: it shows the game but cannot change it."
+        )
+    return state
 
 
 def _round_or_404(state: GameState, number: int) -> RoundState:

@@ -1,0 +1,88 @@
+"""In-process publish/subscribe, so every open page of a game hears about a change at once.
+
+One server process holds every subscriber. Each has its own small queue; a subscriber too
+slow to keep up is dropped (its page reconnects and is sent the current state), so it never
+holds up the others. Several processes would need a shared channel (such as PostgreSQL
+LISTEN/NOTIFY or Redis) behind these same two calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .games import GameState
+
+QUEUE_SIZE = 8
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One open page's place in line for a game's changes."""
+
+    topic: str
+    loop: asyncio.AbstractEventLoop
+    queue: asyncio.Queue[GameState] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=QUEUE_SIZE)
+    )
+    dropped: bool = False
+
+    async def next_state(self) -> GameState | None:
+        """The game's next state, or None once this subscriber has been dropped."""
+        state = await self.queue.get()
+        return None if self.dropped else state
+
+
+class Broker:
+    """Subscribers by topic (a game's watch code, which never changes)."""
+
+    def __init__(self) -> None:
+        self._subscribers: dict[str, set[Subscription]] = {}
+        self._lock = threading.Lock()
+
+    def subscribe(self, topic: str) -> Subscription:
+        """Start listening; call from the event loop the subscriber reads in."""
+        subscription = Subscription(topic=topic, loop=asyncio.get_running_loop())
+        with self._lock:
+            self._subscribers.setdefault(topic, set()).add(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            listeners = self._subscribers.get(subscription.topic, set())
+            listeners.discard(subscription)
+            if not listeners:
+                self._subscribers.pop(subscription.topic, None)
+
+    def count(self, topic: str) -> int:
+        """How many pages are listening to topic."""
+        with self._lock:
+            return len(self._subscribers.get(topic, ()))
+
+    def publish(self, topic: str, state: GameState) -> None:
+        """Hand state to every subscriber of topic; safe to call from any thread."""
+        with self._lock:
+            listeners = list(self._subscribers.get(topic, ()))
+        for subscription in listeners:
+            subscription.loop.call_soon_threadsafe(self._deliver, subscription, state)
+
+    def _deliver(self, subscription: Subscription, state: GameState) -> None:
+        try:
+            subscription.queue.put_nowait(state)
+        except asyncio.QueueFull:
+            subscription.dropped = True
+            self.unsubscribe(subscription)
+            # Wake the subscriber so it ends its stream; its page reconnects and catches up.
+            subscription.queue.get_nowait()
+            subscription.queue.put_nowait(state)
+
+
+broker = Broker()
+
+
+def publish(topic: str, state: GameState) -> None:
+    """Tell every open page of the game with this topic about its new state."""
+    broker.publish(topic, state)

@@ -1,0 +1,49 @@
+"""Server-sent events: every open game page hears about each change within moments."""
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Request
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from sqlmodel import Session
+
+from .. import live
+from ..games import GameNotFound, GameState, load_game
+from .pages import live_update
+
+router = APIRouter(include_in_schema=False)
+
+
+def load_briefly(request: Request, code: str) -> GameState:
+    """The game for code, on a session closed at once (a stream may stay open for hours)."""
+    with Session(request.app.state.engine) as session:
+        return load_game(session, code=code)
+
+
+def game_to_follow(request: Request, code: Annotated[str, Path(max_length=64)]) -> GameState:
+    """The game, or a 404 before the stream starts."""
+    try:
+        return load_briefly(request, code)
+    except GameNotFound as error:
+        raise HTTPException(404, str(error)) from error
+
+
+@router.get("/g/{code}/events", response_class=EventSourceResponse)
+async def game_events(
+    request: Request, code: str, game: Annotated[GameState, Depends(game_to_follow)]
+) -> AsyncIterator[ServerSentEvent]:
+    """The game's live regions now, then again after every change."""
+    subscription = live.broker.subscribe(game.watch_code)
+    try:
+        # Subscribed first, then read: a change in between is not missed.
+        state: GameState | None = load_briefly(request, code)
+        while state is not None:
+            if code not in (state.code, state.watch_code):
+                return  # the scorekeeper link was replaced: this page must not see the new one
+            shown = state if code == state.code else state.for_watchers()
+            yield ServerSentEvent(raw_data=live_update(request, shown), id=str(state.version))
+            state = await subscription.next_state()
+    except GameNotFound:
+        return
+    finally:
+        live.broker.unsubscribe(subscription)
