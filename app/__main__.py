@@ -12,8 +12,8 @@ def main() -> None:
         factory=True,
         host=settings.host,
         port=settings.port,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.forwarded_allow_ips,
+        # The app reads X-Forwarded-* itself (app/proxy.py), host included.
+        proxy_headers=False,
         workers=1,
     )
 

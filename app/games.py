@@ -38,6 +38,11 @@ class NoSuchRound(GameError):
 class ReadOnlyLink(GameError):
     """A change asked for with the watch code, which can only look."""
 
+    message = (
+        "This is a watch link: it shows the game but cannot change it. "
+        "Ask the scorekeeper to make the change."
+    )
+
 
 class StaleVersion(GameError):
     """The game changed since the client last read it."""
@@ -280,16 +285,11 @@ def parse_cards(codes: Sequence[str]) -> tuple[Card, ...]:
 
 
 def _find(session: Session, code: str, *, for_edit: bool = True) -> Game:
-    game = session.exec(
-        select(Game).where(or_(Game.code == code, Game.watch_code == code))
-    ).first()
+    game = session.exec(select(Game).where(or_(Game.code == code, Game.watch_code == code))).first()
     if game is None:
         raise GameNotFound("No game has this code. Check the link, or start a new game.")
     if for_edit and code != game.code:
-        raise ReadOnlyLink(
-            "This is a watch link: it shows the game but cannot change it. "
-            "Ask the scorekeeper to make the change."
-        )
+        raise ReadOnlyLink(ReadOnlyLink.message)
     return game
 
 
@@ -352,4 +352,12 @@ def _state(session: Session, game: Game) -> GameState:
     )
 
 
-__all__ = ["ROUND_COUNT", "GameError", "GameNotFound", "NoSuchRound", "ReadOnlyLink", "RoundError", "StaleVersion"]
+__all__ = [
+    "ROUND_COUNT",
+    "GameError",
+    "GameNotFound",
+    "NoSuchRound",
+    "ReadOnlyLink",
+    "RoundError",
+    "StaleVersion",
+]

@@ -9,10 +9,12 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .config import PROJECT_DIR, Settings, settings
 from .db import make_engine
 from .migrate import upgrade_to_head
+from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .web import api, pages, stream
 
 
@@ -43,8 +45,11 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.middleware("http")(_security_headers)
+    app.add_exception_handler(api.ApiProblem, _api_problem)
+    app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(GZipMiddleware, minimum_size=512)
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
+    app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)
     return app
 
 
@@ -67,6 +72,11 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     return JSONResponse({"detail": "; ".join(problems), "problems": problems}, status_code=422)
 
 
+async def _api_problem(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, api.ApiProblem)
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if _is_api(request) or request.url.path.startswith("/static"):
@@ -74,13 +84,33 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return pages.error_page(request, str(exc.detail), status_code=exc.status_code)
 
 
-async def _security_headers(request: Request, call_next):  # type: ignore[no-untyped-def]
-    response = await call_next(request)
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    response.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    )
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    return response
+SECURITY_HEADERS = [
+    (b"referrer-policy", b"no-referrer"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+]
+
+
+class SecurityHeadersMiddleware:
+    """Game links stay off other sites (no referrer) and pages run no inline script."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

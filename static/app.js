@@ -127,4 +127,94 @@
   }
   document.addEventListener("DOMContentLoaded", showSpeech);
   document.addEventListener("htmx:after:swap", showSpeech);
+
+  // Live updates: show when the stream is down, and retry a first connection that failed
+  // (htmx retries dropped streams itself, but not one that never opened).
+  var LIVE_TEXT = { open: "Live", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Not live: reload the page" };
+  function liveState(element, state) {
+    if (!element || !element.matches || !element.matches(".live")) return;
+    element.dataset.sse = state;
+    var text = element.querySelector(".live-text");
+    if (text) text.textContent = LIVE_TEXT[state];
+  }
+  document.addEventListener("htmx:sse:before:connection", function (event) {
+    if (event.detail.connection && event.detail.connection.attempt > 0) liveState(event.target, "reconnecting");
+  });
+  document.addEventListener("htmx:sse:after:connection", function (event) { liveState(event.target, "open"); });
+  document.addEventListener("htmx:sse:error", function (event) { liveState(event.target, "reconnecting"); });
+  document.addEventListener("htmx:sse:close", function (event) {
+    if (event.detail && event.detail.reason === "ended") liveState(event.target, "closed");
+  });
+  function retryLive(event) {
+    var element = event.target;
+    if (!element.matches || !element.matches(".live")) return;
+    var status = event.detail && event.detail.response ? event.detail.response.status : 0;
+    if (status === 404 || status === 403) { liveState(element, "closed"); return; }
+    liveState(element, "reconnecting");
+    setTimeout(function () { if (element.isConnected) window.htmx.process(element, true); }, 2000);
+  }
+  document.addEventListener("htmx:response:error", retryLive);
+  document.addEventListener("htmx:error", retryLive);
+
+  // Copy a link: the clipboard API needs HTTPS or localhost; elsewhere select the text.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button.copy");
+    if (!button) return;
+    var field = document.getElementById(button.dataset.copy);
+    var note = button.closest("details").querySelector(".copy-note") || button.parentElement;
+    field.focus();
+    field.select();
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(function () { say(note, "Copied."); });
+    } else {
+      say(note, "The link is selected: copy it with your phone's menu (copying by button needs HTTPS).");
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button.web-share");
+    if (!button || !navigator.share) return;
+    navigator.share({ title: document.title, url: button.dataset.url }).catch(function () {});
+  });
+
+  function showSharing() {
+    document.querySelectorAll("button.copy[hidden]").forEach(function (b) { b.hidden = false; });
+    if (navigator.share) document.querySelectorAll("button.web-share[hidden]").forEach(function (b) { b.hidden = false; });
+  }
+  document.addEventListener("DOMContentLoaded", showSharing);
+  document.addEventListener("htmx:after:swap", showSharing);
+
+  // Keep the screen on while a game is open (needs HTTPS or localhost, and a phone that can).
+  var wakeLock = null;
+  function wakeNote(message) {
+    document.querySelectorAll(".wake-note").forEach(function (note) { note.textContent = message; });
+  }
+  function wantWake() {
+    var toggle = document.querySelector(".wake-toggle");
+    return toggle && toggle.checked && document.visibilityState === "visible" && !document.querySelector(".status.finished");
+  }
+  function updateWake() {
+    if (!document.querySelector(".wake-toggle")) return;
+    if (!("wakeLock" in navigator)) {
+      wakeNote(window.isSecureContext ? "This browser cannot keep the screen on." :
+        "Keeping the screen on needs HTTPS (or this computer's own browser). Raise the screen timeout in the phone's settings instead.");
+      return;
+    }
+    if (wantWake() && !wakeLock) {
+      navigator.wakeLock.request("screen").then(function (lock) {
+        wakeLock = lock;
+        wakeNote("The screen stays on while this page is open.");
+        lock.addEventListener("release", function () { wakeLock = null; });
+      }).catch(function () { wakeNote("The phone did not allow keeping the screen on."); });
+    } else if (!wantWake() && wakeLock) {
+      wakeLock.release();
+      wakeNote("The screen turns off as usual.");
+    }
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.classList.contains("wake-toggle")) updateWake();
+  });
+  document.addEventListener("visibilitychange", updateWake);
+  document.addEventListener("DOMContentLoaded", updateWake);
+  document.addEventListener("htmx:after:swap", updateWake);
 })();

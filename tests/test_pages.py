@@ -44,7 +44,12 @@ def test_new_game_form_creates_a_game_and_the_page_shows_the_round(client):
     assert "3 cards each" in text
     assert "Threes are wild" in text
     assert "Dee deals · Ann plays first" in text
-    assert re.findall(r"<th scope=\"col\">([^<]*)</th>", page.text)[1:5] == ["Ann", "Ben", "Cy", "Dee"]
+    assert re.findall(r"<th scope=\"col\">([^<]*)</th>", page.text)[1:5] == [
+        "Ann",
+        "Ben",
+        "Cy",
+        "Dee",
+    ]
 
 
 def test_new_game_form_moves_adds_and_removes_seats_without_javascript(client):

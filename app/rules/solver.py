@@ -489,36 +489,42 @@ class _Solver:
 
     def _build(self, plan: _Plan, wilds: list[Card]) -> Solution:
         # A draft group is its kind and its places: (card or None for a wild, rank, suit).
-        # A book place has no suit; a run place names the card it stands for.
-        drafts: list[tuple[GroupKind, list[_Place]]] = []
+        # A book place has no suit; a run place names the card it stands for. A wild-rank
+        # card whose own place is in a run (a gap, or a chosen end) will play as itself.
+        own = Counter(card for card in wilds if card.rank == self.wild)
+        books: list[list[_Place]] = []
         for rank in sorted(plan.books):
             suits = sorted(plan.books[rank], key=_SUIT_INDEX.__getitem__)
             places: list[_Place] = [(Card(rank, suit), rank, None) for suit in suits]
-            places += [(None, rank, None)] * _PAD[min(3, len(suits))]
-            drafts.append(("book", places))
+            books.append(places + [(None, rank, None)] * _PAD[min(3, len(suits))])
+        runs: list[list[_Place]] = []
         for suit, low, high, ranks in sorted(
             plan.runs, key=lambda run: (_SUIT_INDEX[run[0]], run[1], run[2])
         ):
-            while high - low + 1 < 3:  # pad a short run up, or down from the King
-                if high < 13:
-                    high += 1
-                else:
-                    low -= 1
-            drafts.append(
-                (
-                    "run",
-                    [
-                        (Card(q, suit) if q in ranks else None, q, suit)
-                        for q in range(low, high + 1)
-                    ],
-                )
-            )
-        holes = sum(card is None for _kind, places in drafts for card, _q, _s in places)
-        extra = len(wilds) - holes
-        if extra >= 3:
-            drafts.append(("book", [(None, self.wild, None)] * extra))
-        elif extra > 0:
-            _absorb(drafts, extra)
+            places = [
+                (Card(q, suit) if q in ranks else None, q, suit) for q in range(low, high + 1)
+            ]
+            own[Card(self.wild, suit)] -= low < self.wild < high
+            while len(places) < 3:
+                _grow(places, own, self.wild)
+            runs.append(places)
+        extra = len(wilds) - sum(
+            card is None for places in books + runs for card, _rank, _suit in places
+        )
+        spare: list[list[_Place]] = []
+        if extra >= 3:  # spare wilds make a book of the wild rank
+            spare.append([(None, self.wild, None)] * extra)
+        elif extra:
+            for places in runs:  # a spare wild-rank card lengthens a run as itself
+                while extra and _grow(places, own, self.wild, only_own=True):
+                    extra -= 1
+            if extra and books:
+                books[0] += [(None, books[0][0][1], None)] * extra
+            elif extra:
+                _lengthen(runs, extra, own, self.wild)
+        drafts: list[tuple[GroupKind, list[_Place]]] = [("book", places) for places in books]
+        drafts += [("run", places) for places in runs]
+        drafts += [("book", places) for places in spare]
         return self._result(self._deal_wilds(drafts, wilds), plan.leftover, plan.discard)
 
     def _deal_wilds(
@@ -562,26 +568,36 @@ class _Solver:
 _Place = tuple[Card | None, int, str | None]
 
 
-def _absorb(drafts: list[tuple[GroupKind, list[_Place]]], extra: int) -> None:
-    """Find room for one or two spare wilds: in a book, else by lengthening a run."""
-    for kind, places in drafts:
-        if kind == "book":
-            places += [(None, places[0][1], None)] * extra
-            return
+def _grow(places: list[_Place], own: Counter[Card], wild: int, *, only_own: bool = False) -> bool:
+    """Add a wild's place to a run: where a wild-rank card would be itself, else up, else down."""
+    low, high, suit = places[0][1], places[-1][1], places[0][2]
+    if len(places) >= 11:
+        return False
+    mine = Card(wild, suit)
+    if high + 1 == wild and own[mine] > 0:
+        places.append((None, wild, suit))
+    elif low - 1 == wild and own[mine] > 0:
+        places.insert(0, (None, wild, suit))
+    elif only_own:
+        return False
+    elif high < 13:
+        places.append((None, high + 1, suit))
+        return True
+    else:
+        places.insert(0, (None, low - 1, suit))
+        return True
+    own[mine] -= 1
+    return True
+
+
+def _lengthen(runs: list[list[_Place]], extra: int, own: Counter[Card], wild: int) -> None:
+    """Find room in the runs for one or two spare wilds (there is no book to take them)."""
     for _ in range(extra):
-        for _kind, places in drafts:
-            if len(places) < 11:
-                break
-        else:  # every run is 3 to King: split one in two and lengthen the upper part
-            kind, places = drafts[0]
-            drafts[0] = (kind, places[:3])
-            drafts.append((kind, places[3:]))
-            kind, places = drafts[-1]
-        low, high, suit = places[0][1], places[-1][1], places[0][2]
-        if high < 13:
-            places.append((None, high + 1, suit))
-        else:
-            places.insert(0, (None, low - 1, suit))
+        if not any(_grow(places, own, wild) for places in runs):
+            # Every run is 3 to King: split one in two and lengthen the upper part down.
+            runs.append(runs[0][3:])
+            runs[0] = runs[0][:3]
+            _grow(runs[-1], own, wild)
 
 
 def _run_combos(

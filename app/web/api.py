@@ -2,7 +2,7 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path, status
+from fastapi import APIRouter, Body, Depends, Path, status
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -12,11 +12,13 @@ from ..games import (
     GameNotFound,
     GameState,
     NoSuchRound,
+    ReadOnlyLink,
     StaleVersion,
     create_game,
     finish_game,
     load_game,
     parse_cards,
+    replace_keeper_code,
     save_round,
 )
 from ..rules.cards import CardError
@@ -71,7 +73,11 @@ class RoundPublic(BaseModel):
 
 
 class GamePublic(BaseModel):
-    code: str
+    code: str = Field(description="The code this game was asked for with")
+    can_edit: bool = Field(description="True for the scorekeeper's code, false for a watch code")
+    watch_code: str | None = Field(
+        default=None, description="The read-only code (only in the scorekeeper's answers)"
+    )
     players: list[str]
     first_dealer: int
     rounds: list[RoundPublic]
@@ -103,6 +109,8 @@ def game_public(state: GameState) -> dict[str, Any]:
     ]
     return GamePublic(
         code=state.code,
+        can_edit=state.can_edit,
+        watch_code=state.watch_code if state.can_edit else None,
         players=list(state.players),
         first_dealer=state.first_dealer,
         rounds=rounds,
@@ -112,7 +120,7 @@ def game_public(state: GameState) -> dict[str, Any]:
         finished=state.finished,
         winners=state.winners,
         version=state.version,
-    ).model_dump()
+    ).model_dump(exclude=None if state.can_edit else {"watch_code"})
 
 
 def _error(status_code: int, detail: str, **extra: Any) -> JSONResponse:
@@ -121,6 +129,35 @@ def _error(status_code: int, detail: str, **extra: Any) -> JSONResponse:
 
 Code = Annotated[str, Path(max_length=64, description="The game's code from its link")]
 NOT_FOUND = {404: {"description": "No game has this code"}}
+WRITE_ERRORS = {
+    **NOT_FOUND,
+    403: {"description": "A watch code: it can read the game, never change it"},
+}
+
+
+class ApiProblem(Exception):
+    """An answer other than success, as JSON with a `detail` a player can read."""
+
+    def __init__(self, status_code: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status_code = status_code
+        self.detail = detail
+
+
+def scorekeeper_code(code: Code, session: SessionDep) -> str:
+    """The code, once it is known to be the scorekeeper's: checked before the body is read,
+    so a watch code gets 403 whatever it sends."""
+    try:
+        state = load_game(session, code=code)
+    except GameNotFound as error:
+        raise ApiProblem(404, str(error)) from error
+    if not state.can_edit:
+        raise ApiProblem(403, str(ReadOnlyLink.message))
+    session.rollback()
+    return code
+
+
+KeeperCode = Annotated[str, Depends(scorekeeper_code)]
 
 
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GamePublic)
@@ -142,9 +179,9 @@ def read(code: Code, session: SessionDep) -> Any:
         return _error(404, str(error))
 
 
-@router.put("/games/{code}/rounds/{number}", response_model=GamePublic, responses=NOT_FOUND)
+@router.put("/games/{code}/rounds/{number}", response_model=GamePublic, responses=WRITE_ERRORS)
 def put_round(
-    code: Code,
+    code: KeeperCode,
     number: Annotated[int, Path(description="Round number, 1 to 11")],
     body: Annotated[RoundSave, Body()],
     session: SessionDep,
@@ -176,15 +213,20 @@ def put_round(
         return _error(422, str(error))
     except NoSuchRound as error:
         return _error(404, str(error))
+    except ReadOnlyLink as error:
+        return _error(403, str(error))
     except GameError as error:
         return _error(409, str(error))
     return game_public(state)
 
 
-@router.post("/games/{code}/finish", response_model=GamePublic, responses=NOT_FOUND)
-def finish(code: Code, session: SessionDep) -> Any:
+@router.post("/games/{code}/finish", response_model=GamePublic, responses=WRITE_ERRORS)
+def finish(code: KeeperCode, session: SessionDep) -> Any:
     """End the game now; the lowest total wins."""
-    try:
-        return game_public(finish_game(session, code=code))
-    except GameNotFound as error:
-        return _error(404, str(error))
+    return game_public(finish_game(session, code=code))
+
+
+@router.post("/games/{code}/scorekeeper-code", response_model=GamePublic, responses=WRITE_ERRORS)
+def replace_code(code: KeeperCode, session: SessionDep) -> Any:
+    """Replace the scorekeeper code; the old one stops working at once."""
+    return game_public(replace_keeper_code(session, code=code))

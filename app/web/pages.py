@@ -20,6 +20,7 @@ from ..games import (
     GameNotFound,
     GameState,
     NoSuchRound,
+    ReadOnlyLink,
     RoundState,
     StaleVersion,
     create_game,
@@ -46,7 +47,10 @@ def url_path(context: Context, name: str, /, **params: Any) -> str:
 
 templates.env.globals.update(
     url_for=url_path,
-    RANK_CODES=RANK_CODES, RANK_PLURALS=RANK_PLURALS, ROUND_COUNT=ROUND_COUNT, keypad=keypad
+    RANK_CODES=RANK_CODES,
+    RANK_PLURALS=RANK_PLURALS,
+    ROUND_COUNT=ROUND_COUNT,
+    keypad=keypad,
 )
 
 GAMES_COOKIE = "crownkeeper_games"
@@ -333,9 +337,7 @@ def _load_or_404(session: SessionDep, code: str) -> GameState:
 def _load_for_edit(session: SessionDep, code: str) -> GameState:
     state = _load_or_404(session, code)
     if not state.can_edit:
-        raise HTTPException(
-            403, "This is a watch link: it shows the game but cannot change it."
-        )
+        raise HTTPException(403, ReadOnlyLink.message)
     return state
 
 

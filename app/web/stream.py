@@ -1,10 +1,12 @@
 """Server-sent events: every open game page hears about each change within moments."""
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
 from sqlmodel import Session
 
 from .. import live
@@ -12,6 +14,21 @@ from ..games import GameNotFound, GameState, load_game
 from .pages import live_update
 
 router = APIRouter(include_in_schema=False)
+
+RENDERED_KEPT = 64
+_rendered: OrderedDict[tuple[str, int, str, str], str] = OrderedDict()
+
+
+def rendered_once(request: Request, state: GameState) -> str:
+    """The live update for state, rendered once and shared by every page showing the same
+    view: two hundred watchers of one game cost one rendering, not two hundred."""
+    key = (state.code, state.version, state.watch_code, request.scope.get("root_path", ""))
+    html = _rendered.get(key)
+    if html is None:
+        html = _rendered[key] = live_update(request, state)
+        while len(_rendered) > RENDERED_KEPT:
+            _rendered.popitem(last=False)
+    return html
 
 
 def load_briefly(request: Request, code: str) -> GameState:
@@ -36,12 +53,12 @@ async def game_events(
     subscription = live.broker.subscribe(game.watch_code)
     try:
         # Subscribed first, then read: a change in between is not missed.
-        state: GameState | None = load_briefly(request, code)
+        state: GameState | None = await run_in_threadpool(load_briefly, request, code)
         while state is not None:
             if code not in (state.code, state.watch_code):
                 return  # the scorekeeper link was replaced: this page must not see the new one
             shown = state if code == state.code else state.for_watchers()
-            yield ServerSentEvent(raw_data=live_update(request, shown), id=str(state.version))
+            yield ServerSentEvent(raw_data=rendered_once(request, shown), id=str(state.version))
             state = await subscription.next_state()
     except GameNotFound:
         return

@@ -14,8 +14,13 @@ from app.main import create_app
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 PHONE = {"width": 390, "height": 844}
 
@@ -91,9 +96,11 @@ def phone(browser, live_server):
     outside = []
     context.route(
         "**/*",
-        lambda route: route.continue_()
-        if route.request.url.startswith(live_server.url)
-        else (outside.append(route.request.url), route.abort()),
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(live_server.url)
+            else (outside.append(route.request.url), route.abort())
+        ),
     )
     page = context.new_page()
     page.set_default_timeout(5000)

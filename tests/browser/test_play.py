@@ -65,8 +65,11 @@ def test_limits_keep_what_was_tapped(phone, live_server):
     ben = phone.get_by_role("group", name="Add a card to Ben's hand")
     for _ in range(4):
         ben.get_by_role("button", name="King", exact=True).click()
-    expect(phone.get_by_text("only 3 were dealt", exact=False).or_(
-        phone.get_by_text("cannot have more than 3 cards"))).to_be_visible()
+    expect(
+        phone.get_by_text("only 3 were dealt", exact=False).or_(
+            phone.get_by_text("cannot have more than 3 cards")
+        )
+    ).to_be_visible()
     expect(phone.get_by_label("Ben's points")).to_have_text("39")
     phone.get_by_role("button", name="Save round 1").click()  # nobody went out yet
     expect(phone.get_by_text("Choose the player who went out first.")).to_be_visible()
