@@ -12,9 +12,12 @@ def main() -> None:
         factory=True,
         host=settings.host,
         port=settings.port,
+        root_path=settings.root_path,
         # The app reads X-Forwarded-* itself (app/proxy.py), host included.
         proxy_headers=False,
         workers=1,
+        # Live pages hold their streams open; don't let them stall a restart.
+        timeout_graceful_shutdown=3,
     )
 
 

@@ -17,7 +17,7 @@ from .models import Game, GameRound, Seat, SeatScore
 from .rules.cards import MAX_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
 from .rules.schedule import ROUND_COUNT, first_player_seat, plan_rounds
 from .rules.scoring import RoundError, SeatResult, score_round
-from .rules.standings import leaders, totals
+from .rules.standings import leaders, ranking, totals
 
 MIN_PLAYERS = 2
 NAME_LENGTH = 30
@@ -111,6 +111,11 @@ class GameState:
     @property
     def leaders(self) -> list[int]:
         return leaders(self.totals)
+
+    @property
+    def standings(self) -> list[int]:
+        """Seats from the lowest total up."""
+        return ranking(self.totals)
 
     @property
     def winners(self) -> list[int]:

@@ -33,7 +33,6 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
         title="Crownkeeper",
         summary="Keep score for Five Crowns at the table.",
         lifespan=lifespan,
-        root_path=chosen.root_path,
         docs_url=None,
         redoc_url=None,
     )

@@ -1,30 +1,33 @@
 """The exact hand solver: the fewest points a hand can be left holding.
 
 `solve` splits a hand into books and runs so that the cards left over cost as little as
-possible, and says how: which groups, what each wild card stands for, what is left and,
-when asked, which card to discard to go out (or to keep the fewest points).
+possible, and says how: which groups, what each wild stands for, what is left and, when
+asked, which card to discard (to go out, or to keep the fewest points).
 
-How it works (pure Python, exact):
+How it stays exact and fast in pure Python:
 
-* Every card of the round's wild rank is treated as a wild. That loses nothing: a wild
-  may always stand for itself, so anything the card can do as its natural rank it can do
-  as a wild. Jokers and wild-rank cards are then interchangeable, so the search only
-  counts them.
-* Once one group is laid down, spare wilds never cost anything: a book takes any number
-  of wilds, a run can be lengthened, and three or more wilds make a group of their own.
-  So the search maximises the value of the natural cards placed in groups, subject to
-  needing no more wilds than the hand holds.
-* The naturals are visited suit by suit, rank by rank. Each copy is left over, put in
-  the book of its rank (books are shared by all suits: a ledger counts their naturals and
-  the wilds they need are paid once the rank's last card is passed), or starts a run.
-  A run takes one copy of every later rank it spans if one is still free (swapping a
-  natural into a run for a wild never hurts: the book or run that held it takes the wild
-  instead), so a run is fixed by its top card, and a wild fills each gap.
-* Memo tables are per call; their keys hold only what the future depends on.
+* A card of the round's wild rank is always treated as a wild. That loses nothing: a
+  wild may stand for itself, so whatever the card does as its own rank it does as a wild.
+  Jokers and wild-rank cards are then interchangeable, and the search only counts them.
+* Once one group is down, spare wilds cost nothing: a book takes any number, a run can be
+  lengthened (or split in two and lengthened), three or more make a group of their own.
+  So the search maximises the value of the natural cards placed, within the wilds held.
+* The natural cards are visited rank by rank (suit by suit within a rank). Every copy is
+  left over, discarded, put in the book of its rank, or starts a run. A run takes one
+  free copy of every later rank it spans (swapping a natural into a run for a wild never
+  hurts: whatever held the natural takes the wild instead), so a run is fixed by its top
+  card, wilds fill its gaps, and the copies it takes are reserved in a grid of free cards.
+  A book is settled when its rank is done; no copy is left over beside a book of its rank
+  (it would join the book), and a run of one natural and two wilds is never needed (the
+  book of its rank takes the card for no more wilds).
+* Cards that can never join a group are set aside first, the search stops as soon as
+  everything left is placed, and hands with two wilds per remaining card are placed whole.
+  The memo table is per call; its key is (cell, free cards, the rank's book, wilds left,
+  discard still owed).
 
-With ``discard=True`` the same search carries one "discard" token that one natural card
-must take; the only other candidate, discarding a wild, can only win when no natural
-card fits anywhere, and is priced directly.
+With ``discard=True`` the search owes one discard, which a natural card must take. The
+only other candidate, discarding a wild, can only do better when no natural card fits
+anywhere (then everything is left over), and is priced directly.
 """
 
 from __future__ import annotations
@@ -83,11 +86,6 @@ class Solution:
     groups: list[Group]
     leftover: list[str]
     discard: str | None = None
-
-    @property
-    def goes_out(self) -> bool:
-        """Whether every card kept fits in a group."""
-        return not self.leftover
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: points, groups (kind, cards, stands_for), leftover, discard."""
@@ -185,8 +183,11 @@ class _Plan:
 
 
 _Move = tuple[int, int, int, int, int, int, int, tuple[int, ...], int, int]
-"""A choice at one cell: (value gained, next counts, ledger, wilds left, discard flag,
-value and copies used up, run ends, copies booked, copies discarded)."""
+"""A choice at one cell: (value gained, next grid, next book entry, wilds left, discard
+owed, value and copies used up, run ends, copies booked, copies discarded)."""
+
+_Place = tuple[Card | None, int, str | None]
+"""A place in a group being built: (natural card, or None for a wild; rank; run suit)."""
 
 _Runs = tuple[int, int, int, int, int, tuple[int, ...]]
 """Runs started at one cell: (how many, counts left, wilds, value taken, copies taken, ends)."""
@@ -257,7 +258,7 @@ class _Solver:
         rest = counts & ~(7 << (3 * (r - 3)))
         combos: list[_Runs] = []
         for k in range(c, 0, -1):
-            for counts2, cost, gain, taken, ends in _run_combos(rest, r, k, len(self.wilds), 13):
+            for counts2, cost, gain, taken, ends in _run_combos(rest, r, k, len(self.wilds)):
                 combos.append((k, counts2, cost, gain, taken, ends))
         combos.append((0, rest, 0, 0, 0, ()))
         self.run_memo[key] = combos
@@ -338,8 +339,8 @@ class _Solver:
             p += 1
         if rc == 0:
             return 0 if not flag and wl >= _PAD[lb] else _NEG
-        if wl >= _PAD[lb] + 2 * rc:  # wilds enough to book every copy with two of them
-            return rv
+        if wl >= _PAD[lb] + 2 * rc and lb != _CLOSED:
+            return rv  # wilds enough to book every copy left with two of them
         key = (p, grid, lb, wl, flag)
         memo = self.memo
         found = memo.get(key)
@@ -565,9 +566,6 @@ class _Solver:
         return groups
 
 
-_Place = tuple[Card | None, int, str | None]
-
-
 def _grow(places: list[_Place], own: Counter[Card], wild: int, *, only_own: bool = False) -> bool:
     """Add a wild's place to a run: where a wild-rank card would be itself, else up, else down."""
     low, high, suit = places[0][1], places[-1][1], places[0][2]
@@ -601,13 +599,14 @@ def _lengthen(runs: list[list[_Place]], extra: int, own: Counter[Card], wild: in
 
 
 def _run_combos(
-    counts: int, r: int, k: int, wl: int, top: int
+    counts: int, r: int, k: int, wl: int, top: int = 13
 ) -> Iterator[tuple[int, int, int, int, tuple[int, ...]]]:
     """Ways for k runs to start at rank r: (counts left, wilds, value and copies taken, ends).
 
-    Each run takes one free copy of every rank it spans above r; a run ends on a natural
-    (or at r itself, padded by two wilds). Ends do not increase, so runs are in canonical
-    order; ``top`` is the highest rank a run may reach with naturals.
+    Each run takes one free copy of every rank it spans above r and ends on a natural
+    (a run of two naturals gets one more wild to make three). Ends never increase from one
+    run to the next (``top`` is the highest end allowed), so each set of runs comes once,
+    longest first, and the longer run takes the free copies first.
     """
     if k == 0:
         yield counts, 0, 0, 0, ()

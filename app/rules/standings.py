@@ -21,3 +21,8 @@ def leaders(seat_totals: Sequence[int]) -> list[int]:
         return []
     lowest = min(seat_totals)
     return [seat for seat, total in enumerate(seat_totals) if total == lowest]
+
+
+def ranking(seat_totals: Sequence[int]) -> list[int]:
+    """Seats from the lowest total to the highest (seat order among equal totals)."""
+    return sorted(range(len(seat_totals)), key=lambda seat: (seat_totals[seat], seat))

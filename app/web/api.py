@@ -167,14 +167,14 @@ def create(body: GameCreate, session: SessionDep) -> Any:
         state = create_game(session, players=body.players, first_dealer=body.first_dealer)
     except GameError as error:
         return _error(422, str(error))
-    return game_public(state)
+    return JSONResponse(game_public(state), status_code=201)
 
 
 @router.get("/games/{code}", response_model=GamePublic, responses=NOT_FOUND)
 def read(code: Code, session: SessionDep) -> Any:
     """The game's state."""
     try:
-        return game_public(load_game(session, code=code))
+        return JSONResponse(game_public(load_game(session, code=code)))
     except GameNotFound as error:
         return _error(404, str(error))
 
@@ -217,16 +217,16 @@ def put_round(
         return _error(403, str(error))
     except GameError as error:
         return _error(409, str(error))
-    return game_public(state)
+    return JSONResponse(game_public(state))
 
 
 @router.post("/games/{code}/finish", response_model=GamePublic, responses=WRITE_ERRORS)
 def finish(code: KeeperCode, session: SessionDep) -> Any:
     """End the game now; the lowest total wins."""
-    return game_public(finish_game(session, code=code))
+    return JSONResponse(game_public(finish_game(session, code=code)))
 
 
 @router.post("/games/{code}/scorekeeper-code", response_model=GamePublic, responses=WRITE_ERRORS)
 def replace_code(code: KeeperCode, session: SessionDep) -> Any:
     """Replace the scorekeeper code; the old one stops working at once."""
-    return game_public(replace_keeper_code(session, code=code))
+    return JSONResponse(game_public(replace_keeper_code(session, code=code)))

@@ -13,6 +13,8 @@ from collections import Counter
 from functools import cache
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from app.rules.cards import CardError, Decks
 from app.rules.solver import Group, Solution, solve
@@ -216,12 +218,14 @@ def test_worked_example_round_three_after_drawing() -> None:
 
 
 def test_run_takes_the_card_the_book_wanted() -> None:
-    # 9-10-J-Q of hearts (42) beats the book of Queens (36).
-    result = check(["9H", "10H", "JH", "QH", "QS", "QC"], 3)
-    assert result.points == 24
-    assert result.groups == [Group("run", ["9H", "10H", "JH", "QH"], [None] * 4)]
-    # With a third Queen both fit.
-    assert check(["9H", "10H", "JH", "QH", "QS", "QC", "QD"], 3).points == 0
+    # The 5 of hearts is wanted by the run 5-6-7 and the book of 5s: the run keeps 13
+    # points out of hand, the book only 10.
+    result = check(["5S", "5C", "5H", "6H", "7H"], 13)
+    assert result.points == 10
+    assert result.groups == [Group("run", ["5H", "6H", "7H"], [None] * 3)]
+    assert result.leftover == ["5C", "5S"]
+    # With a third 5 both fit.
+    assert check(["5S", "5C", "5H", "6H", "7H", "5D"], 13).points == 0
 
 
 def test_book_takes_the_card_when_it_is_worth_more() -> None:
@@ -319,10 +323,14 @@ def test_to_dict_is_json() -> None:
     assert data == {
         "points": 0,
         "groups": [
-            {"kind": "run", "cards": ["5H", "3C", "7H"], "stands_for": [None, "6H", None]},
+            {
+                "kind": "run",
+                "cards": ["5H", "3C", "7H", "JOKER"],
+                "stands_for": [None, "6H", None, "8H"],
+            },
         ],
         "leftover": [],
-        "discard": "JOKER",
+        "discard": "KD",
     }
 
 
@@ -389,3 +397,18 @@ def test_two_games_allow_four_copies() -> None:
 def test_wild_rank_accepts_numbers_and_codes() -> None:
     hand = ["JH", "QH", "JOKER"]
     assert solve(hand, "J") == solve(hand, 11) == solve(hand, " j ") == solve(hand, "11")
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    hand=st.lists(st.sampled_from(DECK), min_size=1, max_size=8),
+    wild=st.integers(min_value=3, max_value=13),
+    discard=st.booleans(),
+)
+def test_any_small_hand_agrees_with_the_reference(
+    hand: list[str], wild: int, discard: bool
+) -> None:
+    counts = Counter(hand)
+    assume(all(n <= 2 for code, n in counts.items() if code != "JOKER") and counts["JOKER"] <= 6)
+    points, with_discard = reference(hand, wild)
+    assert check(hand, wild, discard).points == (with_discard if discard else points)

@@ -1,6 +1,6 @@
 """Totals, leaders and winners, ties included."""
 
-from app.rules.standings import leaders, totals
+from app.rules.standings import leaders, ranking, totals
 
 
 def test_totals_skip_unplayed_rounds():
@@ -17,3 +17,7 @@ def test_single_leader():
 
 def test_tied_lowest_totals_share_the_lead():
     assert leaders([40, 60, 40, 41]) == [0, 2]
+
+
+def test_final_standings_run_from_lowest_to_highest():
+    assert ranking([60, 40, 75, 40]) == [1, 3, 0, 2]

@@ -1,0 +1,143 @@
+"""Watch links: they show everything, change nothing, and never reveal the scorekeeper's code."""
+
+import pytest
+
+from app.config import Settings
+from app.main import create_app
+from tests.conftest import went_out_first
+from tests.html import elements, visible_text
+
+ROUND = {"results": went_out_first(3)}
+
+# Every route that changes a game, with a body that would otherwise be fine or broken.
+API_WRITES = [
+    ("put", "/api/games/{code}/rounds/1", ROUND),
+    ("put", "/api/games/{code}/rounds/1", {"results": "nonsense"}),
+    ("put", "/api/games/{code}/rounds/99", None),
+    ("post", "/api/games/{code}/finish", None),
+    ("post", "/api/games/{code}/finish", {"anything": 1}),
+    ("post", "/api/games/{code}/scorekeeper-code", None),
+]
+PAGE_WRITES = [
+    ("post", "/g/{code}/rounds/1", {"went_out": "0", "save": "1"}),
+    ("post", "/g/{code}/rounds/1", {"add": "0:Q"}),
+    ("post", "/g/{code}/finish", {}),
+    ("post", "/g/{code}/scorekeeper-code", {}),
+    ("get", "/g/{code}/rounds/1", None),
+]
+
+
+def test_scorekeeper_answers_carry_the_watch_code(client, new_game):
+    game = new_game()
+    assert game["can_edit"] is True
+    assert len(game["watch_code"]) >= 22 and game["watch_code"] != game["code"]
+    again = client.get(f"/api/games/{game['code']}").json()
+    assert again["watch_code"] == game["watch_code"]
+    saved = client.put(f"/api/games/{game['code']}/rounds/1", json=ROUND).json()
+    assert saved["watch_code"] == game["watch_code"]
+
+
+def test_the_watch_code_reads_the_game_without_the_scorekeeper_code(client, new_game):
+    game = new_game()
+    client.put(f"/api/games/{game['code']}/rounds/1", json=ROUND)
+    response = client.get(f"/api/games/{game['watch_code']}")
+    assert response.status_code == 200
+    watched = response.json()
+    assert watched["can_edit"] is False
+    assert "watch_code" not in watched
+    assert watched["totals"] == [0, 4, 4]
+    assert game["code"] not in response.text
+
+
+@pytest.mark.parametrize(("method", "path", "body"), API_WRITES)
+def test_every_api_write_with_the_watch_code_is_403(client, new_game, method, path, body):
+    game = new_game()
+    url = path.format(code=game["watch_code"])
+    response = client.request(method.upper(), url, json=body)
+    assert response.status_code == 403
+    assert "watch link" in response.json()["detail"]
+    after = client.get(f"/api/games/{game['code']}").json()
+    assert after["version"] == game["version"] and after["finished"] is False
+
+
+@pytest.mark.parametrize(("method", "path", "data"), PAGE_WRITES)
+def test_every_page_write_with_the_watch_code_is_403(client, new_game, method, path, data):
+    game = new_game()
+    url = path.format(code=game["watch_code"])
+    response = client.request(method.upper(), url, data=data, follow_redirects=False)
+    assert response.status_code == 403
+    assert "watch link" in visible_text(response.text)
+    assert client.get(f"/api/games/{game['code']}").json()["version"] == game["version"]
+
+
+def test_the_watch_page_has_no_edit_controls_and_no_scorekeeper_code(client, new_game):
+    game = new_game()
+    client.put(f"/api/games/{game['code']}/rounds/1", json=ROUND)
+    response = client.get(f"/g/{game['watch_code']}")
+    assert response.status_code == 200
+    assert game["code"] not in response.text
+    assert all(game["code"] not in value for value in response.headers.values())
+    text = visible_text(response.text)
+    assert "Fours are wild" in text and "You are watching" in text
+    assert "Enter round" not in text and "End the game" not in text
+    assert not elements(response.text, "form")
+    assert not [a for a in elements(response.text, "a") if "/rounds/" in a.get("href", "")]
+
+
+def test_the_share_panel_shows_the_watch_link_as_a_qr_code(client, new_game):
+    game = new_game()
+    page = client.get(f"/g/{game['code']}").text
+    watch_link = elements(page, "input", id="watch-link")[0]["value"]
+    assert watch_link == f"http://testserver/g/{game['watch_code']}"
+    assert page.count("<svg") == 2  # the watch link, and the scorekeeper link behind a step
+    watch_page = client.get(f"/g/{game['watch_code']}").text
+    assert watch_page.count("<svg") == 1
+    assert not elements(watch_page, "input", id="keeper-link")
+
+
+def test_replacing_the_scorekeeper_code_retires_the_old_one(client, new_game):
+    game = new_game()
+    response = client.post(f"/api/games/{game['code']}/scorekeeper-code")
+    assert response.status_code == 200
+    fresh = response.json()
+    assert fresh["code"] != game["code"] and fresh["can_edit"] is True
+    assert fresh["watch_code"] == game["watch_code"]
+    assert client.get(f"/api/games/{game['code']}").status_code == 404
+    assert client.put(f"/api/games/{game['code']}/rounds/1", json=ROUND).status_code == 404
+    assert client.put(f"/api/games/{fresh['code']}/rounds/1", json=ROUND).status_code == 200
+
+
+def test_replacing_from_the_page_moves_the_phone_to_the_new_link(client, new_game):
+    game = new_game()
+    response = client.post(f"/g/{game['code']}/scorekeeper-code", follow_redirects=False)
+    assert response.status_code == 303
+    new_code = response.headers["location"].rsplit("/", 1)[-1]
+    assert new_code not in (game["code"], game["watch_code"])
+    assert client.get(f"/g/{game['code']}").status_code == 404
+    assert client.get(f"/g/{new_code}").status_code == 200
+
+
+def test_links_follow_the_proxy_scheme_host_and_sub_path(tmp_path):
+    from fastapi.testclient import TestClient
+
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/proxy.db", forwarded_allow_ips="*"
+    )
+    with TestClient(create_app(settings), root_path="/ck") as proxied:
+        game = proxied.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
+        page = proxied.get(
+            f"/g/{game['code']}",
+            headers={"X-Forwarded-Proto": "https", "X-Forwarded-Host": "cards.example.org"},
+        ).text
+    link = elements(page, "input", id="watch-link")[0]["value"]
+    assert link == f"https://cards.example.org/ck/g/{game['watch_code']}"
+    assert "/ck/static/app.css" in page
+
+
+def test_forwarded_headers_from_untrusted_clients_are_ignored(client, new_game):
+    game = new_game()
+    page = client.get(
+        f"/g/{game['code']}",
+        headers={"X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "https"},
+    ).text
+    assert elements(page, "input", id="watch-link")[0]["value"].startswith("http://testserver/")
