@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from sqlmodel import Session, col, or_, select
 
 from . import live
-
 from .db import begin_write
 from .models import Game, GameRound, Seat, SeatScore
 from .rules.cards import MAX_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card

@@ -120,9 +120,7 @@ def test_replacing_from_the_page_moves_the_phone_to_the_new_link(client, new_gam
 def test_links_follow_the_proxy_scheme_host_and_sub_path(tmp_path):
     from fastapi.testclient import TestClient
 
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/proxy.db", forwarded_allow_ips="*"
-    )
+    settings = Settings(database_url=f"sqlite:///{tmp_path}/proxy.db", forwarded_allow_ips="*")
     with TestClient(create_app(settings), root_path="/ck") as proxied:
         game = proxied.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
         page = proxied.get(

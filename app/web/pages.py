@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import segno
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import RedirectResponse, Response
 from jinja2 import pass_context
 from jinja2.runtime import Context
 from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
-import segno
 from sqlmodel import select
 
 from ..config import PROJECT_DIR

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from starlette.concurrency import run_in_threadpool
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from .. import live
 from ..games import GameNotFound, GameState, load_game

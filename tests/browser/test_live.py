@@ -32,9 +32,11 @@ def expect_live(page):
 
 
 def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(browser, live_server):
-    game = browser.new_context().request.post(
-        live_server.url + "/api/games", data={"players": NAMES}
-    ).json()
+    game = (
+        browser.new_context()
+        .request.post(live_server.url + "/api/games", data={"players": NAMES})
+        .json()
+    )
     keeper = open_phone(browser, f"{live_server.url}/g/{game['code']}")
     watchers = [open_phone(browser, f"{live_server.url}/g/{game['watch_code']}") for _ in range(3)]
     for watcher in watchers:
@@ -62,7 +64,9 @@ def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(browser, live_
             for name in NAMES:
                 expect_total(watcher, name, totals[name])
     for watcher in watchers:
-        expect(watcher.get_by_role("heading", name=re.compile("wins|share the win"))).to_be_visible()
+        expect(
+            watcher.get_by_role("heading", name=re.compile("wins|share the win"))
+        ).to_be_visible()
     watchers[1].screenshot(path="screenshots/watch-finished.png", full_page=True)
 
 
@@ -70,9 +74,11 @@ def test_a_watcher_reconnects_after_a_restart_and_catches_up(browser, tmp_path):
     database = f"sqlite:///{tmp_path}/restart.db"
     server = LiveServer(database).start()
     try:
-        game = browser.new_context().request.post(
-            server.url + "/api/games", data={"players": ["Ann", "Ben"]}
-        ).json()
+        game = (
+            browser.new_context()
+            .request.post(server.url + "/api/games", data={"players": ["Ann", "Ben"]})
+            .json()
+        )
         watcher = open_phone(browser, f"{server.url}/g/{game['watch_code']}")
         expect_live(watcher)
         server.stop()
