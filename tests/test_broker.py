@@ -1,8 +1,15 @@
 """The in-process fan-out: each page has its own bounded line, and a slow one is dropped."""
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 from app.live import QUEUE_SIZE, Broker
+
+
+def run(scenario):
+    """Run an async scenario on its own loop (the browser tests keep one busy in this thread)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, scenario()).result(timeout=10)
 
 
 def test_slow_subscribers_are_dropped_without_holding_up_the_others():
@@ -20,7 +27,7 @@ def test_slow_subscribers_are_dropped_without_holding_up_the_others():
         broker.unsubscribe(quick)
         assert broker.count("game") == 0
 
-    asyncio.run(scenario())
+    run(scenario)
 
 
 def test_publishing_from_another_thread_reaches_the_loop():
@@ -30,4 +37,4 @@ def test_publishing_from_another_thread_reaches_the_loop():
         await asyncio.to_thread(broker.publish, "game", "saved")
         assert await asyncio.wait_for(subscription.next_state(), 2) == "saved"
 
-    asyncio.run(scenario())
+    run(scenario)
