@@ -3,8 +3,13 @@
 (function () {
   "use strict";
 
+  function rankOf(code) {
+    code = code.toUpperCase();
+    return code === "JOKER" ? code : code.replace(/[SHCDR]$/, "");
+  }
+
   function keyFor(seat, code) {
-    return seat.querySelector('.key[data-code="' + code + '"]');
+    return seat.querySelector('.key[data-code="' + rankOf(code) + '"]');
   }
 
   function cardsOf(seat) {
@@ -15,7 +20,7 @@
   function countAcrossTable(form, code) {
     var count = 0;
     form.querySelectorAll("fieldset.seat:not(.out)").forEach(function (seat) {
-      cardsOf(seat).forEach(function (card) { if (card.toUpperCase() === code) count += 1; });
+      cardsOf(seat).forEach(function (card) { if (rankOf(card) === code) count += 1; });
     });
     return count;
   }
@@ -45,10 +50,16 @@
       chip.name = "remove";
       chip.value = seat.dataset.seat + ":" + index;
       chip.className = "chip" + (code.toUpperCase() === "JOKER" ? " joker" : "");
-      chip.textContent = key ? key.firstChild.textContent : code;
+      chip.textContent = key ? key.firstChild.textContent + suitSymbol(code) : code;
       chip.setAttribute("aria-label", "remove " + (key ? key.dataset.name : code));
       chips.append(chip);
     });
+  }
+
+  var SUITS = { S: "♠", H: "♥", C: "♣", D: "♦", R: "★" };
+  function suitSymbol(code) {
+    code = code.toUpperCase();
+    return code === "JOKER" ? "" : (SUITS[code.slice(-1)] || "");
   }
 
   function setCards(seat, cards) {
@@ -217,4 +228,94 @@
   document.addEventListener("visibilitychange", updateWake);
   document.addEventListener("DOMContentLoaded", updateWake);
   document.addEventListener("htmx:after:swap", updateWake);
+
+  // The hand checker's picker (its page, and whole-hand mode in round entry): taps change
+  // the hand at once; htmx then asks the server for the best layout.
+  var MAX_HAND = 14;
+  function handCards(form) {
+    var value = form.querySelector("input.hand-cards").value;
+    return value ? value.split(",") : [];
+  }
+  function setHand(form, cards) {
+    form.querySelector("input.hand-cards").value = cards.join(",");
+    var chips = form.querySelector(".hand-chips");
+    chips.replaceChildren();
+    if (!cards.length) {
+      var none = document.createElement("span");
+      none.className = "no-cards";
+      none.textContent = "no cards";
+      chips.append(none);
+    }
+    cards.forEach(function (code, index) {
+      var key = form.querySelector('.suit-grid button[value="' + code + '"]');
+      var chip = document.createElement("button");
+      chip.type = "submit";
+      chip.name = "remove";
+      chip.value = index;
+      chip.className = "chip " + (key ? key.className.replace("key", "").replace("wild", "") : "");
+      chip.textContent = key ? key.textContent : code;
+      chip.setAttribute("aria-label", "remove " + (key ? key.getAttribute("aria-label") : code));
+      chips.append(chip);
+    });
+    form.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest(".hand-form .suit-grid button[name=add], .hand-form .hand-chips button[name=remove]");
+    if (!button) return;
+    event.preventDefault();
+    var form = button.form;
+    var cards = handCards(form);
+    if (button.name === "remove") cards.splice(Number(button.value), 1);
+    else if (cards.length < MAX_HAND) cards.push(button.value);
+    setHand(form, cards);
+  });
+  document.addEventListener("change", function (event) {
+    if (event.target.name !== "round" || !event.target.form.classList.contains("hand-form")) return;
+    var wild = event.target.selectedOptions[0].dataset.wild;
+    event.target.form.querySelectorAll(".suit-grid .key").forEach(function (key) {
+      key.classList.toggle("wild", key.dataset.rank === wild || key.dataset.rank === "JOKER");
+    });
+  });
+
+  // Whole-hand mode: tap a player's whole hand, let the checker find the leftover, use it.
+  var handSeat = null;
+  document.addEventListener("click", function (event) {
+    var open = event.target.closest(".whole-hand-open");
+    if (!open) return;
+    var dialog = open.closest("form.entry").parentElement.querySelector("dialog.whole-hand");
+    handSeat = open.closest("fieldset.seat");
+    dialog.querySelector("h2").textContent = open.dataset.name + "'s whole hand";
+    dialog.querySelector(".whole-hand-result").replaceChildren();
+    dialog.querySelector(".whole-hand-use").disabled = true;
+    dialog.querySelector(".whole-hand-use").textContent = "Use for " + open.dataset.name;
+    setHand(dialog.querySelector("form"), []);
+    dialog.showModal();
+  });
+  document.addEventListener("htmx:after:swap", function (event) {
+    var dialog = event.target.closest && event.target.closest("dialog.whole-hand");
+    if (!dialog) return;
+    var solution = dialog.querySelector(".solution");
+    dialog.querySelector(".whole-hand-use").disabled = !solution;
+  });
+  document.addEventListener("click", function (event) {
+    var use = event.target.closest(".whole-hand-use");
+    var close = event.target.closest(".whole-hand-close");
+    if (!use && !close) return;
+    var dialog = (use || close).closest("dialog");
+    if (use && handSeat) {
+      var solution = dialog.querySelector(".solution");
+      var leftover = solution && solution.dataset.leftover ? solution.dataset.leftover.split(",") : [];
+      var wentOut = handSeat.querySelector("input[name=went_out]");
+      if (wentOut.checked) wentOut.checked = false;
+      var typed = handSeat.querySelector('input[name^="points_"]');
+      if (typed) typed.value = "";
+      setCards(handSeat, leftover);
+    }
+    dialog.close();
+  });
+  function showWholeHand() {
+    document.querySelectorAll(".whole-hand-open[hidden]").forEach(function (b) { b.hidden = false; });
+  }
+  document.addEventListener("DOMContentLoaded", showWholeHand);
+  document.addEventListener("htmx:after:swap", showWholeHand);
 })();

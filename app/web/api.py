@@ -23,6 +23,7 @@ from ..games import (
 )
 from ..rules.cards import CardError
 from ..rules.scoring import RoundError, SeatResult
+from ..rules.solver import solve
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -230,3 +231,23 @@ def finish(code: KeeperCode, session: SessionDep) -> Any:
 def replace_code(code: KeeperCode, session: SessionDep) -> Any:
     """Replace the scorekeeper code; the old one stops working at once."""
     return JSONResponse(game_public(replace_keeper_code(session, code=code)))
+
+
+class HandCheck(BaseModel):
+    """A hand to lay out: card codes with suits, the round's wild rank, and whether the
+    hand is the one after drawing (one card then goes to the discard pile)."""
+
+    model_config = ConfigDict(extra="forbid")
+    cards: list[str] = Field(max_length=60)
+    wild_rank: str | int
+    discard: bool = False
+
+
+@router.post("/hands/solve", tags=["hands"])
+def solve_hand(body: HandCheck) -> Any:
+    """The best books and runs for a hand, and the fewest points it can be left with."""
+    try:
+        solution = solve(body.cards, body.wild_rank, body.discard)
+    except ValueError as error:
+        return _error(422, str(error))
+    return solution.to_dict()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..games import GameState, RoundState, SeatEntry
 from ..rules.cards import JOKER, MAX_PLAYERS, RANK_CODES, RANK_NAMES, RANKS, CardError, parse_card
+from ..rules.schedule import ROUND_COUNT, wild_rank
 from ..rules.scoring import SeatResult, card_points
 
 MAX_FORM_CARDS = 20
@@ -207,3 +208,79 @@ def _int_or_none(text: str) -> int | None:
 def _seat_index(text: str, seat_count: int) -> int | None:
     value = _int_or_none(text)
     return value if value is not None and 0 <= value < seat_count else None
+
+
+SUIT_SYMBOLS = {"R": "★", "H": "♥", "C": "♣", "S": "♠", "D": "♦"}
+MAX_HAND_CARDS = 14
+
+
+@dataclass(frozen=True)
+class CardFace:
+    """How a card is drawn on a page: rank, suit symbol and colour class, spoken name."""
+
+    code: str
+    rank: str
+    suit: str
+    symbol: str
+    name: str
+
+
+def card_face(code: str) -> CardFace:
+    """The face for a card code ("QH", "9", "JOKER")."""
+    card = parse_card(code)
+    if card.rank is None:
+        return CardFace(code=JOKER, rank="Joker", suit="joker", symbol="", name="Joker")
+    suit = card.suit or ""
+    return CardFace(
+        code=card.code,
+        rank=RANK_CODES[card.rank],
+        suit=suit,
+        symbol=SUIT_SYMBOLS.get(suit, ""),
+        name=card.name,
+    )
+
+
+def suit_grid() -> list[list[CardFace]]:
+    """The hand checker's buttons: a row per rank, a column per suit."""
+    return [[card_face(RANK_CODES[rank] + suit) for suit in SUIT_SYMBOLS] for rank in RANKS]
+
+
+@dataclass
+class HandForm:
+    """The hand checker's form: the round, the cards tapped, and whether to find a discard."""
+
+    round_number: int = 1
+    cards: list[str] = field(default_factory=list)
+    discard: bool = False
+    error: str = ""
+
+    @classmethod
+    def parse(cls, data: Mapping[str, str]) -> HandForm:
+        """Read the query string; a bad value becomes a message, never an exception."""
+        form = cls()
+        number = _int_or_none(data.get("round", "1"))
+        if number is None or not 1 <= number <= ROUND_COUNT:
+            form.error = f"Choose a round from 1 to {ROUND_COUNT}."
+        else:
+            form.round_number = number
+        form.cards = [c.strip().upper() for c in data.get("cards", "").split(",") if c.strip()]
+        form.discard = data.get("discard", "") in ("1", "on", "true")
+        add, remove = data.get("add", "").strip().upper(), _int_or_none(data.get("remove", ""))
+        if add and len(form.cards) < MAX_HAND_CARDS:
+            form.cards.append(add)
+        if remove is not None and 0 <= remove < len(form.cards):
+            del form.cards[remove]
+        form.cards = form.cards[: MAX_HAND_CARDS + 1]
+        return form
+
+    @property
+    def wild_rank(self) -> int:
+        return wild_rank(self.round_number)
+
+    def faces(self) -> list[CardFace] | None:
+        """The tapped cards' faces, or None (with a message) when a code is not a card."""
+        try:
+            return [card_face(code) for code in self.cards]
+        except CardError as error:
+            self.error = str(error)
+            return None

@@ -32,7 +32,8 @@ from ..games import (
 from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
 from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
-from .forms import NewGameForm, RoundForm, keypad
+from ..rules.solver import Solution, solve
+from .forms import HandForm, NewGameForm, RoundForm, card_face, keypad, suit_grid
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
@@ -45,7 +46,15 @@ def url_path(context: Context, name: str, /, **params: Any) -> str:
     return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
 
 
+def all_wild(solution: Solution) -> bool:
+    """Whether the layout has a group made only of wild cards (the app's ruling applies)."""
+    return any(all(wild_as is not None for wild_as in g.stands_for) for g in solution.groups)
+
+
 templates.env.globals.update(
+    all_wild=all_wild,
+    card_face=card_face,
+    suit_grid=suit_grid,
     url_for=url_path,
     RANK_CODES=RANK_CODES,
     RANK_PLURALS=RANK_PLURALS,
@@ -216,6 +225,28 @@ def replace_code_page(request: Request, code: Code, session: SessionDep) -> Resp
     response = redirect(request, request.url_for("game_page", code=state.code))
     forget(response, request, code)
     return response
+
+
+@router.get("/hand")
+def hand_page(request: Request) -> Response:
+    """The hand checker: tap a hand, see its best books and runs and what it costs."""
+    form = HandForm.parse(request.query_params)
+    faces = form.faces()
+    solution = None
+    if faces and not form.error:
+        try:
+            solution = solve(form.cards, form.wild_rank, form.discard)
+        except ValueError as error:
+            form.error = str(error)
+    context = {
+        "form": form,
+        "faces": faces or [],
+        "solution": solution,
+        "plans": plan_rounds(seat_count=1),
+    }
+    return render(
+        request, "hand.html", context, block="result", status_code=422 if form.error else 200
+    )
 
 
 @router.get("/healthz")
