@@ -288,8 +288,12 @@
     dialog.querySelector(".whole-hand-result").replaceChildren();
     dialog.querySelector(".whole-hand-use").disabled = true;
     dialog.querySelector(".whole-hand-use").textContent = "Use for " + open.dataset.name;
-    setHand(dialog.querySelector("form"), []);
+    var form = dialog.querySelector("form");
+    var slot = form.querySelector(".picker-slot");
     dialog.showModal();
+    // The suit grid is fetched the first time, to keep the game page light.
+    if (slot.querySelector(".suit-grid")) setHand(form, []);
+    else window.htmx.ajax("GET", form.dataset.picker, { target: slot, swap: "innerHTML" });
   });
   document.addEventListener("htmx:after:swap", function (event) {
     var dialog = event.target.closest && event.target.closest("dialog.whole-hand");

@@ -29,7 +29,7 @@ from ..games import (
     replace_keeper_code,
     save_round,
 )
-from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
+from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks, parse_card
 from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
 from ..rules.solver import Solution, solve
@@ -46,9 +46,13 @@ def url_path(context: Context, name: str, /, **params: Any) -> str:
     return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
 
 
-def all_wild(solution: Solution) -> bool:
-    """Whether the layout has a group made only of wild cards (the app's ruling applies)."""
-    return any(all(wild_as is not None for wild_as in g.stands_for) for g in solution.groups)
+def all_wild(solution: Solution, wild_rank: int) -> bool:
+    """Whether a group is made only of wild cards (jokers and the wild rank): the app's
+    ruling, that such a group counts, is then shown beside the layout."""
+    return any(
+        all(card.is_joker or card.rank == wild_rank for card in map(parse_card, group.cards))
+        for group in solution.groups
+    )
 
 
 templates.env.globals.update(
@@ -244,8 +248,9 @@ def hand_page(request: Request) -> Response:
         "solution": solution,
         "plans": plan_rounds(seat_count=1),
     }
+    block = "picker" if request.query_params.get("part") == "picker" else "result"
     return render(
-        request, "hand.html", context, block="result", status_code=422 if form.error else 200
+        request, "hand.html", context, block=block, status_code=422 if form.error else 200
     )
 
 

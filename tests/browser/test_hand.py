@@ -1,0 +1,47 @@
+"""The hand checker in a phone's hand: tap a hand, read the verdict; whole-hand mode in a round."""
+
+from playwright.sync_api import expect
+
+from tests.browser.test_play import expect_total
+
+
+def tap(page, *names, within=None):
+    grid = (within or page).get_by_role("group", name="Add a card to the hand")
+    for name in names:
+        grid.get_by_role("button", name=name, exact=True).click()
+
+
+def test_a_hand_that_goes_out_and_one_that_cannot(phone, live_server):
+    phone.goto(live_server.url + "/hand")
+    phone.get_by_label("Round").select_option("3")  # fives wild
+    phone.get_by_label("I just drew: pick my discard").check()
+    tap(phone, "Seven of hearts", "Eight of hearts", "Five of stars", "Joker", "King of diamonds")
+    verdict = phone.get_by_text("This hand goes out: discard the King of diamonds.")
+    expect(verdict).to_be_visible()
+    expect(phone.get_by_role("img", name="Five of stars as Nine of hearts")).to_be_visible()
+    phone.screenshot(path="screenshots/hand-goes-out.png", full_page=True)
+
+    phone.get_by_role("button", name="remove Joker").click()
+    tap(phone, "Three of clubs")
+    expect(phone.get_by_text("It cannot go out yet.")).to_be_visible()
+    expect(phone.get_by_text("Left over:")).to_be_visible()
+    expect(phone.get_by_role("button", name="remove King of diamonds")).to_be_visible()
+
+
+def test_whole_hand_mode_fills_in_the_leftover(phone, live_server):
+    game = phone.request.post(live_server.url + "/api/games", data={"players": ["Ann", "Ben"]})
+    phone.goto(f"{live_server.url}/g/{game.json()['code']}")
+    phone.get_by_text("Enter round 1").click()
+    phone.get_by_label("Ann went out").check()
+    phone.get_by_role("button", name="Tap Ben's whole hand").click()
+    dialog = phone.get_by_role("dialog")
+    expect(dialog.get_by_role("heading", name="Ben's whole hand")).to_be_visible()
+    tap(phone, "Queen of hearts", "Queen of spades", "Seven of clubs", within=dialog)
+    expect(dialog.get_by_text("Best layout leaves 31 points.")).to_be_visible()
+    dialog.get_by_role("button", name="Joker", exact=True).click()
+    expect(dialog.get_by_text("Best layout leaves 7 points.")).to_be_visible()
+    dialog.get_by_role("button", name="Use for Ben").click()
+    expect(phone.get_by_label("Ben's points")).to_have_text("7")
+    expect(phone.get_by_role("button", name="remove Seven")).to_be_visible()
+    phone.get_by_role("button", name="Save round 1").click()
+    expect_total(phone, "Ben", 7)

@@ -1,0 +1,110 @@
+"""The hand checker over the API and as a page that works without JavaScript."""
+
+import pytest
+
+from tests.html import elements, visible_text
+
+
+def solve(client, cards, wild_rank, discard=False):
+    return client.post(
+        "/api/hands/solve", json={"cards": cards, "wild_rank": wild_rank, "discard": discard}
+    )
+
+
+def test_solve_lays_out_books_and_runs(client):
+    response = solve(client, ["7H", "8H", "9H", "QS", "QD", "JOKER", "4C"], "K")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["points"] == 4
+    assert body["leftover"] == ["4C"]
+    assert body["discard"] is None
+    kinds = sorted(group["kind"] for group in body["groups"])
+    assert kinds == ["book", "run"]
+    book = next(g for g in body["groups"] if g["kind"] == "book")
+    assert sorted(book["cards"]) == ["JOKER", "QD", "QS"]
+    assert book["stands_for"][book["cards"].index("JOKER")] == "Q"
+
+
+def test_solve_with_discard_says_whether_the_hand_goes_out(client):
+    out = solve(client, ["5R", "9H", "JOKER", "KD"], "5", discard=True).json()
+    assert out["points"] == 0 and out["discard"] == "KD"
+    stuck = solve(client, ["3C", "9H", "KD", "QS"], "5", discard=True).json()
+    assert stuck["points"] > 0 and stuck["discard"] is not None
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"cards": ["QX"], "wild_rank": "7"}, "not a card"),
+        ({"cards": ["Q"], "wild_rank": "7"}, "needs a suit"),
+        ({"cards": ["QH", "QH", "QH"], "wild_rank": "7"}, "decks hold only 2"),
+        ({"cards": ["3H"] * 15, "wild_rank": "7"}, "14"),
+        ({"cards": ["3H"], "wild_rank": "A"}, "not a rank"),
+        ({"cards": "3H", "wild_rank": "7"}, "cards"),
+        ({"wild_rank": "7"}, "cards"),
+    ],
+)
+def test_bad_hands_are_422_in_words(client, body, message):
+    response = client.post("/api/hands/solve", json=body)
+    assert response.status_code == 422
+    assert message in response.json()["detail"]
+
+
+def test_the_page_checks_a_hand_without_javascript(client):
+    page = client.get("/hand", params={"round": "3", "cards": "5R,9H,JOKER,KD", "discard": "1"})
+    assert page.status_code == 200
+    text = visible_text(page.text)
+    assert "This hand goes out: discard the King of diamonds." in text
+    faces = [e["aria-label"] for e in elements(page.text, "span", role="img")]
+    assert "Joker as Nine" in faces or "Five of stars as Nine" in faces
+
+
+def test_the_page_adds_and_removes_cards_without_javascript(client):
+    added = client.get("/hand", params={"round": "11", "cards": "QH,QS", "add": "JOKER"})
+    assert elements(added.text, "input", name="cards")[0]["value"] == "QH,QS,JOKER"
+    assert "Everything fits: 0 points." in visible_text(added.text)
+    removed = client.get("/hand", params={"round": "11", "cards": "QH,QS,JOKER", "remove": "2"})
+    assert elements(removed.text, "input", name="cards")[0]["value"] == "QH,QS"
+    assert "Best layout leaves 24 points." in visible_text(removed.text)
+
+
+def test_the_wild_rank_follows_the_round(client):
+    page = client.get("/hand", params={"round": "9"})
+    wild = [
+        e["aria-label"] for e in elements(page.text, "button", name="add") if "wild" in e["class"]
+    ]
+    assert wild == [
+        "Jack of stars",
+        "Jack of hearts",
+        "Jack of clubs",
+        "Jack of spades",
+        "Jack of diamonds",
+        "Joker",
+    ]
+
+
+def test_a_group_of_only_wilds_is_explained(client):
+    text = visible_text(client.get("/hand", params={"round": "1", "cards": "JOKER,3H,3S"}).text)
+    assert "Everything fits" in text
+    assert "a group made only of wild cards counts" in text
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"cards": "QX"}, "not a card"),
+        ({"round": "12"}, "round from 1 to 11"),
+        ({"cards": "Q"}, "needs a suit"),
+    ],
+)
+def test_bad_hand_pages_keep_the_cards_and_say_why(client, params, message):
+    page = client.get("/hand", params=params)
+    assert page.status_code == 422
+    assert message in visible_text(page.text)
+    if "cards" in params:
+        assert elements(page.text, "input", name="cards")[0]["value"] == params["cards"]
+
+
+def test_the_game_page_links_to_the_checker(client, new_game):
+    page = client.get(f"/g/{new_game()['code']}").text
+    assert "/hand?round=1" in [a.get("href") for a in elements(page, "a")]
