@@ -1,5 +1,6 @@
 """The app factory: settings, database migration on start, routes and static files."""
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -26,6 +27,10 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         upgrade_to_head(engine)
+        # Everything loaded so far lives as long as the process: keep the collector from
+        # walking it again and again, which pauses live updates to a table of watchers.
+        gc.collect()
+        gc.freeze()
         yield
         engine.dispose()
 

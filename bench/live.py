@@ -479,6 +479,11 @@ def report(result: dict) -> bool:
             f"  game #1 per save (medians): first viewer {statistics.median(firsts):.1f} ms "
             f"after the PUT, last viewer {statistics.median(spreads):.1f} ms after the first"
         )
+        slowest = max(range(len(firsts)), key=lambda i: firsts[i] + spreads[i])
+        print(
+            f"  game #1 slowest save (#{slowest + 1} of {len(firsts)}): first viewer "
+            f"{firsts[slowest]:.1f} ms after the PUT, last {spreads[slowest]:.1f} ms after that"
+        )
     print(
         f"Missed updates: {len(missed)} deliveries on {len(missed_viewers)} viewer(s) "
         f"({superseded} of them covered by a later version)"

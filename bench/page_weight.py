@@ -51,9 +51,8 @@ def main():
             server.stop()
     print("Game page of a 7-player game, every response gzip-compressed:")
     for url, raw, packed in weights:
-        print(
-            f"  {url.split(code)[-1].split('/static/')[-1]:<32} {raw:>7} B raw {packed:>7} B gzip"
-        )
+        label = url.split("/static/")[-1] if "/static/" in url else "the game page /g/{code}"
+        print(f"  {label:<32} {raw:>7} B raw {packed:>7} B gzip")
     total = sum(packed for _, _, packed in weights)
     print(
         f"Total: {total} B gzip ({total / 1024:.1f} KB) in {len(weights)} responses; "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import segno
@@ -339,6 +340,7 @@ def qr_svg(url: str) -> str:
 
 
 LIVE_REGIONS = ("status", "totals", "sheet")
+_BETWEEN_TAGS = re.compile(r">\s+<")
 
 
 def live_update(request: Request, state: GameState) -> str:
@@ -356,7 +358,8 @@ def live_update(request: Request, state: GameState) -> str:
     for region in LIVE_REGIONS:
         html = render_block(templates.env, template.name or "game.html", region, context)
         parts.append(f'<hx-partial hx-target="#{region}">{html}</hx-partial>')
-    return "".join(parts)
+    # One line per event: fewer "data:" lines to frame and send to every open page.
+    return _BETWEEN_TAGS.sub("> <", "".join(parts))
 
 
 def _round_context(state: GameState, form: RoundForm) -> dict[str, Any]:
