@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import logs
 from .config import PROJECT_DIR, Settings, settings
 from .db import make_engine
 from .migrate import upgrade_to_head
@@ -23,6 +24,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     """Build the app for app_settings (the environment's settings by default)."""
     chosen = app_settings or settings
     engine = make_engine(chosen.database_url)
+    logs.install()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

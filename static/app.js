@@ -34,25 +34,37 @@
     seat.querySelector(".seat-total").textContent = total;
   }
 
-  function drawChips(seat, cards) {
-    var chips = seat.querySelector(".chips");
-    chips.replaceChildren();
+  // A row of chips, one per card; tapping a chip removes its card.
+  function drawChipRow(container, cards, describe) {
+    container.replaceChildren();
     if (!cards.length) {
       var none = document.createElement("span");
       none.className = "no-cards";
       none.textContent = "no cards";
-      chips.append(none);
+      container.append(none);
     }
     cards.forEach(function (code, index) {
-      var key = keyFor(seat, code.toUpperCase());
+      var look = describe(code, index);
       var chip = document.createElement("button");
       chip.type = "submit";
       chip.name = "remove";
-      chip.value = seat.dataset.seat + ":" + index;
-      chip.className = "chip" + (code.toUpperCase() === "JOKER" ? " joker" : "");
-      chip.textContent = key ? key.firstChild.textContent + suitSymbol(code) : code;
-      chip.setAttribute("aria-label", "remove " + (key ? key.dataset.name : code));
-      chips.append(chip);
+      chip.value = look.value;
+      chip.className = look.className;
+      chip.textContent = look.text;
+      chip.setAttribute("aria-label", "remove " + look.name);
+      container.append(chip);
+    });
+  }
+
+  function drawChips(seat, cards) {
+    drawChipRow(seat.querySelector(".chips"), cards, function (code, index) {
+      var key = keyFor(seat, code);
+      return {
+        value: seat.dataset.seat + ":" + index,
+        className: "chip" + (code.toUpperCase() === "JOKER" ? " joker" : ""),
+        text: key ? key.firstChild.textContent + suitSymbol(code) : code,
+        name: key ? key.dataset.name : code,
+      };
     });
   }
 
@@ -238,24 +250,14 @@
   }
   function setHand(form, cards) {
     form.querySelector("input.hand-cards").value = cards.join(",");
-    var chips = form.querySelector(".hand-chips");
-    chips.replaceChildren();
-    if (!cards.length) {
-      var none = document.createElement("span");
-      none.className = "no-cards";
-      none.textContent = "no cards";
-      chips.append(none);
-    }
-    cards.forEach(function (code, index) {
+    drawChipRow(form.querySelector(".hand-chips"), cards, function (code, index) {
       var key = form.querySelector('.suit-grid button[value="' + code + '"]');
-      var chip = document.createElement("button");
-      chip.type = "submit";
-      chip.name = "remove";
-      chip.value = index;
-      chip.className = "chip " + (key ? key.className.replace("key", "").replace("wild", "") : "");
-      chip.textContent = key ? key.textContent : code;
-      chip.setAttribute("aria-label", "remove " + (key ? key.getAttribute("aria-label") : code));
-      chips.append(chip);
+      return {
+        value: index,
+        className: "chip " + (key ? key.className.replace("key", "").replace("wild", "") : ""),
+        text: key ? key.textContent : code,
+        name: key ? key.getAttribute("aria-label") : code,
+      };
     });
     form.dispatchEvent(new Event("change", { bubbles: true }));
   }
