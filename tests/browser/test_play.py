@@ -96,3 +96,23 @@ def test_a_whole_game_to_the_winner(phone, live_server):
     phone.screenshot(path=f"{SHOTS}/finished.png", full_page=True)
     phone.reload()
     expect(phone.get_by_role("heading", name=re.compile("wins|share the win"))).to_be_visible()
+
+
+def test_no_sideways_scrolling_and_big_enough_targets_with_seven_players(phone, live_server):
+    names = ["Annabelle", "Benedict", "Cy", "Dee", "Eli", "Fay", "Gus"]
+    game = phone.request.post(live_server.url + "/api/games", data={"players": names}).json()
+    for path in ["/", f"/g/{game['code']}", f"/g/{game['watch_code']}", "/hand", "/rules"]:
+        phone.goto(live_server.url + path)
+        if path == f"/g/{game['code']}":
+            phone.get_by_text("Enter round 1").click()
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} scrolls sideways: {width}px"
+        small = phone.evaluate(
+            """[...document.querySelectorAll('main button, main summary, main input[type=radio]')]
+               .filter(e => e.offsetParent !== null)
+               .map(e => e.closest('label') || e)
+               .filter(e => { const r = e.getBoundingClientRect();
+                              return r.height < 44 || r.width < 44; })
+               .map(e => e.outerHTML.slice(0, 80))"""
+        )
+        assert small == [], f"{path} has tap targets under 44 px: {small}"
