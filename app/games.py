@@ -4,6 +4,7 @@ joins the rules and storage."""
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -151,7 +152,7 @@ def new_code() -> str:
 
 def clean_names(names: Sequence[str]) -> list[str]:
     """Trimmed player names, checked for count, length and case-blind uniqueness."""
-    cleaned = [" ".join(str(name).split()) for name in names]
+    cleaned = [_plain_name(name) for name in names]
     if not MIN_PLAYERS <= len(cleaned) <= MAX_PLAYERS:
         raise GameError(
             f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players; you entered {len(cleaned)}."
@@ -166,6 +167,16 @@ def clean_names(names: Sequence[str]) -> list[str]:
             raise GameError(f"Two players are called {name}: give each player a different name.")
         seen[name.casefold()] = name
     return cleaned
+
+
+def _plain_name(name: str) -> str:
+    """name in one normal form, without control or invisible characters, spaces folded."""
+    visible = "".join(
+        char
+        for char in unicodedata.normalize("NFC", str(name))
+        if unicodedata.category(char) not in ("Cc", "Cf")
+    )
+    return " ".join(visible.split())
 
 
 def create_game(session: Session, *, players: Sequence[str], first_dealer: int = 0) -> GameState:
@@ -274,6 +285,8 @@ def finish_game(session: Session, *, code: str) -> GameState:
     """End the game now (the shorter-game house rule); the lowest total wins."""
     begin_write(session)
     game = _find(session, code)
+    if game.finished_at is None and not _state(session, game).rounds_saved:
+        raise GameError("Save at least one round before ending the game: nobody has won yet.")
     if game.finished_at is None:
         game.finished_at = datetime.now(UTC)
         game.version += 1

@@ -67,7 +67,10 @@ class Broker:
         with self._lock:
             listeners = list(self._subscribers.get(topic, ()))
         for subscription in listeners:
-            subscription.loop.call_soon_threadsafe(self._deliver, subscription, state)
+            try:
+                subscription.loop.call_soon_threadsafe(self._deliver, subscription, state)
+            except RuntimeError:  # its event loop has closed: nobody is reading any more
+                self.unsubscribe(subscription)
 
     def _deliver(self, subscription: Subscription, state: GameState) -> None:
         try:

@@ -15,6 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from . import logs
 from .config import PROJECT_DIR, Settings, settings
 from .db import make_engine
+from .games import GameNotFound, NoSuchRound, ReadOnlyLink
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .web import api, pages, stream
@@ -51,7 +52,9 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(api.ApiProblem, _api_problem)
+    app.add_exception_handler(GameNotFound, _game_problem)
+    app.add_exception_handler(NoSuchRound, _game_problem)
+    app.add_exception_handler(ReadOnlyLink, _game_problem)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(GZipMiddleware, minimum_size=512)
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
@@ -60,34 +63,50 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
 
 
 def _describe(error: dict) -> str:  # type: ignore[type-arg]
+    if error.get("type") == "json_invalid":
+        return "The request body is not valid JSON."
     where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
-    message = str(error.get("msg", "is not valid"))
-    message = message.removeprefix("Value error, ")
-    return f"{where}: {message}" if where else message
+    message = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
+    return f"{where}: {message}." if where else f"{message}."
 
 
 def _is_api(request: Request) -> bool:
     return request.url.path.removeprefix(request.scope.get("root_path", "")).startswith("/api")
 
 
+def _is_static(request: Request) -> bool:
+    return request.url.path.removeprefix(request.scope.get("root_path", "")).startswith("/static")
+
+
+def _problem(request: Request, detail: str, status_code: int, **extra: object) -> Response:
+    """JSON with a `detail` for the API, a page that says it for everything else."""
+    if _is_api(request) or _is_static(request):
+        return JSONResponse({"detail": detail, **extra}, status_code=status_code)
+    return pages.error_page(request, detail, status_code=status_code)
+
+
+GAME_PROBLEM_STATUS = {GameNotFound: 404, NoSuchRound: 404, ReadOnlyLink: 403}
+
+
+async def _game_problem(request: Request, exc: Exception) -> Response:
+    return _problem(request, str(exc), GAME_PROBLEM_STATUS[type(exc)])
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
+    code = request.path_params.get("code")
+    if code is not None and _is_api(request):
+        # An unknown code or a watch code decides the answer, whatever the body held.
+        found = api.code_problem(request.app.state.engine, code, request.method)
+        if found is not None:
+            return await _game_problem(request, found)
     problems = [_describe(error) for error in exc.errors()]
-    if not _is_api(request):
-        return pages.error_page(request, "; ".join(problems), status_code=422)
-    return JSONResponse({"detail": "; ".join(problems), "problems": problems}, status_code=422)
-
-
-async def _api_problem(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, api.ApiProblem)
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+    return _problem(request, " ".join(problems), 422, problems=problems)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
-    if _is_api(request) or request.url.path.startswith("/static"):
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
-    return pages.error_page(request, str(exc.detail), status_code=exc.status_code)
+    return _problem(request, str(exc.detail), exc.status_code)
 
 
 SECURITY_HEADERS = [

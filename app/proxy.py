@@ -20,9 +20,7 @@ class ForwardedHostMiddleware:
             if forwarded:
                 scope = dict(scope)
                 scope["headers"] = [
-                    (name, forwarded if name == b"host" else value)
-                    for name, value in scope["headers"]
-                    if name != b"host"
+                    (name, value) for name, value in scope["headers"] if name != b"host"
                 ] + [(b"host", forwarded)]
         await self.app(scope, receive, send)
 

@@ -63,16 +63,37 @@
         value: seat.dataset.seat + ":" + index,
         className: "chip" + (code.toUpperCase() === "JOKER" ? " joker" : ""),
         text: key ? key.firstChild.textContent + suitSymbol(code) : code,
-        name: key ? key.dataset.name : code,
+        name: key ? key.dataset.name + suitName(code) : code,
       };
     });
   }
 
   var SUITS = { S: "♠", H: "♥", C: "♣", D: "♦", R: "★" };
+  var SUIT_NAMES = { S: "spades", H: "hearts", C: "clubs", D: "diamonds", R: "stars" };
   function suitSymbol(code) {
     code = code.toUpperCase();
     return code === "JOKER" ? "" : (SUITS[code.slice(-1)] || "");
   }
+  function suitName(code) {
+    code = code.toUpperCase();
+    var suit = code === "JOKER" ? "" : SUIT_NAMES[code.slice(-1)];
+    return suit ? " of " + suit : "";
+  }
+
+  // Enter in a points box closes the keyboard; in a name box it moves to the next name.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || !event.target.matches("input")) return;
+    if (event.target.closest("form.entry")) {
+      event.preventDefault();
+      event.target.blur();
+    } else if (event.target.closest("#new-game-form") && event.target.name.indexOf("name_") === 0) {
+      event.preventDefault();
+      var names = Array.from(event.target.form.querySelectorAll('input[name^="name_"]'));
+      var next = names[names.indexOf(event.target) + 1];
+      if (next) next.focus();
+      else event.target.form.querySelector('button[value="create"]').click();
+    }
+  });
 
   function setCards(seat, cards) {
     seat.querySelector('input[type=hidden][name^="cards_"]').value = cards.join(",");

@@ -260,3 +260,31 @@ def test_openapi_schema_is_served_and_no_cdn_docs(client):
     schema = client.get("/openapi.json").json()
     assert "/api/games/{code}/rounds/{number}" in schema["paths"]
     assert client.get("/docs").status_code == 404
+
+
+def test_a_game_cannot_end_before_a_round_is_saved(client, new_game):
+    code = new_game()["code"]
+    response = client.post(f"/api/games/{code}/finish")
+    assert response.status_code == 409
+    assert "Save at least one round" in response.json()["detail"]
+    assert client.get(f"/api/games/{code}").json()["finished"] is False
+
+
+def test_invisible_characters_do_not_make_names_different(client):
+    response = client.post("/api/games", json={"players": ["Ann", "An\u200bn"]})
+    assert response.status_code == 422
+    assert "Two players are called Ann" in response.json()["detail"]
+    blank = client.post("/api/games", json={"players": ["Ann", "\u200b\x00"]})
+    assert blank.status_code == 422
+
+
+def test_a_very_long_code_is_simply_not_found(client):
+    assert client.get("/api/games/" + "x" * 500).status_code == 404
+    assert client.get("/g/" + "x" * 500).status_code == 404
+
+
+def test_unknown_code_with_a_broken_body_is_404(client):
+    response = client.put(
+        "/api/games/nosuchgame/rounds/1", content=b"{", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 404

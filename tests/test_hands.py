@@ -108,3 +108,12 @@ def test_bad_hand_pages_keep_the_cards_and_say_why(client, params, message):
 def test_the_game_page_links_to_the_checker(client, new_game):
     page = client.get(f"/g/{new_game()['code']}").text
     assert "/hand?round=1" in [a.get("href") for a in elements(page, "a")]
+
+
+def test_two_games_combined_allow_four_of_a_card(client):
+    hand = ["QH", "QH", "QH", "4C"]
+    assert solve(client, hand, "7").status_code == 422
+    combined = client.post("/api/hands/solve", json={"cards": hand, "wild_rank": "7", "games": 2})
+    assert combined.json()["points"] == 4
+    page = client.get("/hand", params={"cards": ",".join(hand), "round": "5", "games": "2"})
+    assert "Best layout leaves 4 points." in visible_text(page.text)

@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import re
 import time
 
 import pytest
@@ -88,10 +89,11 @@ def test_the_scorekeeper_stream_gets_correction_links(server):
 
 def test_finishing_is_sent_too(server):
     _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
+    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
     viewer = Viewer(server, game["watch_code"])
     viewer.next_event()
     call(server, "POST", f"/api/games/{game['code']}/finish")
-    assert "share the win" in "".join(viewer.next_event()["data"])
+    assert re.search(r"Ann\s+wins", "".join(viewer.next_event()["data"]))
     viewer.close()
 
 

@@ -60,6 +60,17 @@ def test_every_api_write_with_the_watch_code_is_403(client, new_game, method, pa
     assert after["version"] == game["version"] and after["finished"] is False
 
 
+def test_a_broken_body_with_the_watch_code_is_still_403(client, new_game):
+    game = new_game()
+    response = client.put(
+        f"/api/games/{game['watch_code']}/rounds/1",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 403
+    assert "watch link" in response.json()["detail"]
+
+
 @pytest.mark.parametrize(("method", "path", "data"), PAGE_WRITES)
 def test_every_page_write_with_the_watch_code_is_403(client, new_game, method, path, data):
     game = new_game()

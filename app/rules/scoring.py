@@ -60,7 +60,7 @@ class RoundError(ValueError):
     table_errors: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        return "; ".join([*self.table_errors, *self.seat_errors.values()])
+        return " ".join([*self.table_errors, *self.seat_errors.values()])
 
 
 def score_round(

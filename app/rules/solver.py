@@ -135,7 +135,7 @@ def _parse_wild_rank(wild_rank: str | int) -> int:
         raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 13 (J = 11, Q = 12, K = 13)")
     if isinstance(wild_rank, str):
         text = wild_rank.strip()
-        if text.isdigit() and int(text) in RANKS:
+        if text.isascii() and text.isdigit() and int(text) in RANKS:
             return int(text)
         return parse_rank(text)
     raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 10, J, Q or K")

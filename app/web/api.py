@@ -5,6 +5,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Path, status
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sqlalchemy import Engine
+from sqlmodel import Session
 
 from ..db import SessionDep
 from ..games import (
@@ -21,7 +23,7 @@ from ..games import (
     replace_keeper_code,
     save_round,
 )
-from ..rules.cards import CardError
+from ..rules.cards import CardError, Decks
 from ..rules.scoring import RoundError, SeatResult
 from ..rules.solver import solve
 
@@ -128,7 +130,7 @@ def _error(status_code: int, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"detail": detail, **extra}, status_code=status_code)
 
 
-Code = Annotated[str, Path(max_length=64, description="The game's code from its link")]
+Code = Annotated[str, Path(description="The game's code from its link")]
 NOT_FOUND = {404: {"description": "No game has this code"}}
 WRITE_ERRORS = {
     **NOT_FOUND,
@@ -136,26 +138,27 @@ WRITE_ERRORS = {
 }
 
 
-class ApiProblem(Exception):
-    """An answer other than success, as JSON with a `detail` a player can read."""
-
-    def __init__(self, status_code: int, detail: str) -> None:
-        super().__init__(detail)
-        self.status_code = status_code
-        self.detail = detail
-
-
 def scorekeeper_code(code: Code, session: SessionDep) -> str:
     """The code, once it is known to be the scorekeeper's: checked before the body is read,
-    so a watch code gets 403 whatever it sends."""
-    try:
-        state = load_game(session, code=code)
-    except GameNotFound as error:
-        raise ApiProblem(404, str(error)) from error
-    if not state.can_edit:
-        raise ApiProblem(403, str(ReadOnlyLink.message))
+    so a watch code gets 403 whatever it sends (GameNotFound and ReadOnlyLink are answered
+    by the app's handlers)."""
+    if not load_game(session, code=code).can_edit:
+        raise ReadOnlyLink(ReadOnlyLink.message)
     session.rollback()
     return code
+
+
+def code_problem(engine: Engine, code: str, method: str) -> GameError | GameNotFound | None:
+    """Why a request for code must fail whatever its body: an unknown code, or a change
+    asked for with a watch code. Used when the body itself could not be read."""
+    with Session(engine) as session:
+        try:
+            state = load_game(session, code=code)
+        except GameNotFound as error:
+            return error
+    if method != "GET" and not state.can_edit:
+        return ReadOnlyLink(ReadOnlyLink.message)
+    return None
 
 
 KeeperCode = Annotated[str, Depends(scorekeeper_code)]
@@ -174,10 +177,7 @@ def create(body: GameCreate, session: SessionDep) -> Any:
 @router.get("/games/{code}", response_model=GamePublic, responses=NOT_FOUND)
 def read(code: Code, session: SessionDep) -> Any:
     """The game's state."""
-    try:
-        return JSONResponse(game_public(load_game(session, code=code)))
-    except GameNotFound as error:
-        return _error(404, str(error))
+    return JSONResponse(game_public(load_game(session, code=code)))
 
 
 @router.put("/games/{code}/rounds/{number}", response_model=GamePublic, responses=WRITE_ERRORS)
@@ -198,8 +198,6 @@ def put_round(
             for entry in body.results
         ]
         state = save_round(session, code=code, number=number, results=results, version=body.version)
-    except GameNotFound as error:
-        return _error(404, str(error))
     except StaleVersion as error:
         session.rollback()
         return _error(409, str(error), game=game_public(load_game(session, code=code)))
@@ -212,10 +210,8 @@ def put_round(
         )
     except CardError as error:
         return _error(422, str(error))
-    except NoSuchRound as error:
-        return _error(404, str(error))
-    except ReadOnlyLink as error:
-        return _error(403, str(error))
+    except (NoSuchRound, ReadOnlyLink):
+        raise  # answered by the app's handlers: 404 and 403
     except GameError as error:
         return _error(409, str(error))
     return JSONResponse(game_public(state))
@@ -224,7 +220,10 @@ def put_round(
 @router.post("/games/{code}/finish", response_model=GamePublic, responses=WRITE_ERRORS)
 def finish(code: KeeperCode, session: SessionDep) -> Any:
     """End the game now; the lowest total wins."""
-    return JSONResponse(game_public(finish_game(session, code=code)))
+    try:
+        return JSONResponse(game_public(finish_game(session, code=code)))
+    except GameError as error:
+        return _error(409, str(error))
 
 
 @router.post("/games/{code}/scorekeeper-code", response_model=GamePublic, responses=WRITE_ERRORS)
@@ -241,13 +240,16 @@ class HandCheck(BaseModel):
     cards: list[str] = Field(max_length=60)
     wild_rank: str | int
     discard: bool = False
+    games: int = Field(
+        default=1, ge=1, le=2, description="2 for two games combined (8 to 14 players)"
+    )
 
 
 @router.post("/hands/solve", tags=["hands"])
 def solve_hand(body: HandCheck) -> Any:
     """The best books and runs for a hand, and the fewest points it can be left with."""
     try:
-        solution = solve(body.cards, body.wild_rank, body.discard)
+        solution = solve(body.cards, body.wild_rank, body.discard, decks=Decks(body.games))
     except ValueError as error:
         return _error(422, str(error))
     return solution.to_dict()

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from ..games import GameState, RoundState, SeatEntry
 from ..rules.cards import JOKER, MAX_PLAYERS, RANK_CODES, RANK_NAMES, RANKS, CardError, parse_card
 from ..rules.schedule import ROUND_COUNT, wild_rank
-from ..rules.scoring import SeatResult, card_points
+from ..rules.scoring import JOKER_POINTS, SeatResult, card_points
+from ..rules.solver import MAX_HAND
 
 MAX_FORM_CARDS = 20
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
@@ -38,7 +39,7 @@ def keypad(wild_rank: int) -> list[KeypadKey]:
         )
         for rank in RANKS
     ]
-    keys.append(KeypadKey(code=JOKER, label="Joker", name="Joker", points=50, wild=True))
+    keys.append(KeypadKey(code=JOKER, label="Joker", name="Joker", points=JOKER_POINTS, wild=True))
     return keys
 
 
@@ -89,7 +90,10 @@ class RoundForm:
         return form
 
     def apply_tap(self, data: Mapping[str, str]) -> bool:
-        """Add or remove one card as a tap without JavaScript asks; True if it was a tap."""
+        """Add or remove one card as a tap without JavaScript asks; True if it was a tap
+        (or a plain refresh: Enter in a number field must not save or add a card)."""
+        if data.get("refresh"):
+            return True
         add, remove = data.get("add", ""), data.get("remove", "")
         if add:
             seat_text, _, code = add.partition(":")
@@ -211,7 +215,6 @@ def _seat_index(text: str, seat_count: int) -> int | None:
 
 
 SUIT_SYMBOLS = {"R": "★", "H": "♥", "C": "♣", "S": "♠", "D": "♦"}
-MAX_HAND_CARDS = 14
 
 
 @dataclass(frozen=True)
@@ -240,6 +243,14 @@ def card_face(code: str) -> CardFace:
     )
 
 
+def chip_face(code: str) -> CardFace:
+    """The face for a chip; a code that is not a card shows as typed (its error says why)."""
+    try:
+        return card_face(code)
+    except CardError:
+        return CardFace(code=code, rank=code, suit="", symbol="", name=code)
+
+
 def suit_grid() -> list[list[CardFace]]:
     """The hand checker's buttons: a row per rank, a column per suit."""
     return [[card_face(RANK_CODES[rank] + suit) for suit in SUIT_SYMBOLS] for rank in RANKS]
@@ -252,6 +263,7 @@ class HandForm:
     round_number: int = 1
     cards: list[str] = field(default_factory=list)
     discard: bool = False
+    games: int = 1
     error: str = ""
 
     @classmethod
@@ -265,12 +277,13 @@ class HandForm:
             form.round_number = number
         form.cards = [c.strip().upper() for c in data.get("cards", "").split(",") if c.strip()]
         form.discard = data.get("discard", "") in ("1", "on", "true")
+        form.games = 2 if data.get("games") == "2" else 1
         add, remove = data.get("add", "").strip().upper(), _int_or_none(data.get("remove", ""))
-        if add and len(form.cards) < MAX_HAND_CARDS:
+        if add and len(form.cards) < MAX_HAND:
             form.cards.append(add)
         if remove is not None and 0 <= remove < len(form.cards):
             del form.cards[remove]
-        form.cards = form.cards[: MAX_HAND_CARDS + 1]
+        form.cards = form.cards[: MAX_HAND + 1]
         return form
 
     @property

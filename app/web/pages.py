@@ -34,7 +34,7 @@ from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks, parse_card
 from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
 from ..rules.solver import Solution, solve
-from .forms import HandForm, NewGameForm, RoundForm, card_face, keypad, suit_grid
+from .forms import HandForm, NewGameForm, RoundForm, card_face, chip_face, keypad, suit_grid
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
@@ -59,6 +59,7 @@ def all_wild(solution: Solution, wild_rank: int) -> bool:
 templates.env.globals.update(
     all_wild=all_wild,
     card_face=card_face,
+    chip_face=chip_face,
     suit_grid=suit_grid,
     url_for=url_path,
     RANK_CODES=RANK_CODES,
@@ -69,7 +70,7 @@ templates.env.globals.update(
 
 GAMES_COOKIE = "crownkeeper_games"
 REMEMBERED_GAMES = 12
-Code = Annotated[str, Path(max_length=64)]
+Code = Annotated[str, Path()]
 
 
 def wants_fragment(request: Request) -> bool:
@@ -218,7 +219,10 @@ async def post_round(request: Request, code: Code, number: int, session: Session
 def finish(request: Request, code: Code, session: SessionDep) -> Response:
     """End the game now (the shorter-game house rule)."""
     _load_for_edit(session, code)
-    finish_game(session, code=code)
+    try:
+        finish_game(session, code=code)
+    except GameError as error:
+        return error_page(request, str(error), status_code=409)
     return RedirectResponse(request.url_for("game_page", code=code), 303)
 
 
@@ -240,7 +244,7 @@ def hand_page(request: Request) -> Response:
     solution = None
     if faces and not form.error:
         try:
-            solution = solve(form.cards, form.wild_rank, form.discard)
+            solution = solve(form.cards, form.wild_rank, form.discard, decks=Decks(form.games))
         except ValueError as error:
             form.error = str(error)
     context = {
@@ -318,6 +322,8 @@ def _game_response(
         "state": state,
         "current": current,
         "form": form,
+        # A form sent back with a problem stays on its own round, even if the game moved on.
+        "entry_round": state.round(form.number) if form else None,
         "decks": state.decks,
         "share": share_links(request, state),
     }

@@ -37,7 +37,7 @@ def load_briefly(request: Request, code: str) -> GameState:
         return load_game(session, code=code)
 
 
-def game_to_follow(request: Request, code: Annotated[str, Path(max_length=64)]) -> GameState:
+def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
     """The game, or a 404 before the stream starts."""
     try:
         return load_briefly(request, code)
@@ -54,7 +54,13 @@ async def game_events(
     try:
         # Subscribed first, then read: a change in between is not missed.
         state: GameState | None = await run_in_threadpool(load_briefly, request, code)
+        shown_version = -1
         while state is not None:
+            if state.version <= shown_version:
+                # Saves publish after they commit, so two close together can arrive swapped.
+                state = await subscription.next_state()
+                continue
+            shown_version = state.version
             if code not in (state.code, state.watch_code):
                 return  # the scorekeeper link was replaced: this page must not see the new one
             shown = state if code == state.code else state.for_watchers()

@@ -42,6 +42,6 @@ def test_whole_hand_mode_fills_in_the_leftover(phone, live_server):
     expect(dialog.get_by_text("Best layout leaves 7 points.")).to_be_visible()
     dialog.get_by_role("button", name="Use for Ben").click()
     expect(phone.get_by_label("Ben's points")).to_have_text("7")
-    expect(phone.get_by_role("button", name="remove Seven")).to_be_visible()
+    expect(phone.get_by_role("button", name="remove Seven of clubs")).to_be_visible()
     phone.get_by_role("button", name="Save round 1").click()
     expect_total(phone, "Ben", 7)

@@ -107,6 +107,10 @@ def test_no_sideways_scrolling_and_big_enough_targets_with_seven_players(phone, 
             phone.get_by_text("Enter round 1").click()
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} scrolls sideways: {width}px"
+        inner = phone.evaluate(
+            "[...document.querySelectorAll('.sheet-wrap')].map(e => e.scrollWidth - e.clientWidth)"
+        )
+        assert all(extra <= 0 for extra in inner), f"{path}: the sheet scrolls sideways"
         small = phone.evaluate(
             """[...document.querySelectorAll('main button, main summary, main input[type=radio]')]
                .filter(e => e.offsetParent !== null)
