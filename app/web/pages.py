@@ -342,7 +342,7 @@ def share_links(request: Request, state: GameState) -> dict[str, str]:
 
 def qr_svg(url: str) -> str:
     """url as a QR code, drawn here as inline SVG (nothing fetched from anywhere)."""
-    return str(segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff"))
+    return str(segno.make(url, error="m").svg_inline(border=2, dark="#000", light="#fff", omitsize=True))
 
 
 LIVE_REGIONS = ("status", "totals", "sheet")
