@@ -76,25 +76,24 @@ class RoundForm:
         )
 
     @classmethod
-    def parse(cls, number: int, data: Mapping[str, str], seat_count: int) -> RoundForm:
+    def parse(cls, number: int, fields: Mapping[str, str], seat_count: int) -> RoundForm:
         """Read the posted form; anything unreadable becomes a message, never an exception."""
         seats = []
         for seat in range(seat_count):
-            codes = [c for c in data.get(f"cards_{seat}", "").split(",") if c.strip()]
-            seats.append(
-                SeatForm(cards=codes[:MAX_FORM_CARDS], typed=data.get(f"points_{seat}", "").strip())
-            )
+            codes = [c for c in fields.get(f"cards_{seat}", "").split(",") if c.strip()]
+            typed = fields.get(f"points_{seat}", "").strip()
+            seats.append(SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed))
         form = cls(number=number, seats=seats)
-        form.went_out = _seat_index(data.get("went_out", ""), seat_count)
-        form.version = _int_or_none(data.get("version", ""))
+        form.went_out = _seat_index(fields.get("went_out", ""), seat_count)
+        form.version = _int_or_none(fields.get("version", ""))
         return form
 
-    def apply_tap(self, data: Mapping[str, str]) -> bool:
+    def apply_tap(self, fields: Mapping[str, str]) -> bool:
         """Add or remove one card as a tap without JavaScript asks; True if it was a tap
         (or a plain refresh: Enter in a number field must not save or add a card)."""
-        if data.get("refresh"):
+        if fields.get("refresh"):
             return True
-        add, remove = data.get("add", ""), data.get("remove", "")
+        add, remove = fields.get("add", ""), fields.get("remove", "")
         if add:
             seat_text, _, code = add.partition(":")
             seat = _seat_index(seat_text, len(self.seats))
@@ -156,14 +155,14 @@ class NewGameForm:
         return cls(names=["", "", "", ""])
 
     @classmethod
-    def parse(cls, data: Mapping[str, str]) -> NewGameForm:
-        names = [data.get(f"name_{i}", "") for i in range(MAX_PLAYERS) if f"name_{i}" in data]
-        first = _int_or_none(data.get("first_dealer", "0")) or 0
+    def parse(cls, fields: Mapping[str, str]) -> NewGameForm:
+        names = [fields.get(f"name_{i}", "") for i in range(MAX_PLAYERS) if f"name_{i}" in fields]
+        first = _int_or_none(fields.get("first_dealer", "0")) or 0
         return cls(names=[n[:60] for n in names], first_dealer=first)
 
-    def apply_action(self, data: Mapping[str, str]) -> bool:
+    def apply_action(self, fields: Mapping[str, str]) -> bool:
         """Add, remove or move a seat, as the button pressed asks; True if it was one."""
-        action = data.get("action", "")
+        action = fields.get("action", "")
         verb, _, index_text = action.partition(":")
         index = _int_or_none(index_text)
         if verb == "add":
@@ -267,18 +266,18 @@ class HandForm:
     error: str = ""
 
     @classmethod
-    def parse(cls, data: Mapping[str, str]) -> HandForm:
+    def parse(cls, fields: Mapping[str, str]) -> HandForm:
         """Read the query string; a bad value becomes a message, never an exception."""
         form = cls()
-        number = _int_or_none(data.get("round", "1"))
+        number = _int_or_none(fields.get("round", "1"))
         if number is None or not 1 <= number <= ROUND_COUNT:
             form.error = f"Choose a round from 1 to {ROUND_COUNT}."
         else:
             form.round_number = number
-        form.cards = [c.strip().upper() for c in data.get("cards", "").split(",") if c.strip()]
-        form.discard = data.get("discard", "") in ("1", "on", "true")
-        form.games = 2 if data.get("games") == "2" else 1
-        add, remove = data.get("add", "").strip().upper(), _int_or_none(data.get("remove", ""))
+        form.cards = [c.strip().upper() for c in fields.get("cards", "").split(",") if c.strip()]
+        form.discard = fields.get("discard", "") in ("1", "on", "true")
+        form.games = 2 if fields.get("games") == "2" else 1
+        add, remove = fields.get("add", "").strip().upper(), _int_or_none(fields.get("remove", ""))
         if add and len(form.cards) < MAX_HAND:
             form.cards.append(add)
         if remove is not None and 0 <= remove < len(form.cards):

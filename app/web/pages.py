@@ -106,6 +106,11 @@ def redirect(request: Request, url: Any) -> Response:
     return RedirectResponse(url, status_code=303)
 
 
+async def posted_fields(request: Request) -> dict[str, str]:
+    """A form post's text fields (files and repeated names are not used by any form here)."""
+    return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+
+
 def error_page(request: Request, message: str, *, status_code: int) -> Response:
     """A page that says what went wrong and where to go next."""
     return render(request, "error.html", {"message": message}, status_code=status_code)
@@ -154,9 +159,9 @@ def home(request: Request, session: SessionDep) -> Response:
 @router.post("/games")
 async def new_game(request: Request, session: SessionDep) -> Response:
     """Create the game, or add, remove or move a seat on the form."""
-    data = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
-    form = NewGameForm.parse(data)
-    if not form.apply_action(data):
+    fields = await posted_fields(request)
+    form = NewGameForm.parse(fields)
+    if not form.apply_action(fields):
         names, first_dealer = form.players()
         try:
             state = create_game(session, players=names, first_dealer=first_dealer)
@@ -195,11 +200,11 @@ async def post_round(request: Request, code: Code, number: int, session: Session
     """Save a round (or take a tap, when the phone runs no JavaScript)."""
     state = _load_for_edit(session, code)
     _round_or_404(state, number)
-    data = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
-    form = RoundForm.parse(number, data, len(state.players))
-    from_game_page = data.get("from") == "game"
+    fields = await posted_fields(request)
+    form = RoundForm.parse(number, fields, len(state.players))
+    from_game_page = fields.get("from") == "game"
     status = 200
-    if not form.apply_tap(data):
+    if not form.apply_tap(fields):
         status = _save(session, state, form)
         if status == 200:
             if wants_fragment(request) and from_game_page:
@@ -342,7 +347,8 @@ def share_links(request: Request, state: GameState) -> dict[str, str]:
 
 def qr_svg(url: str) -> str:
     """url as a QR code, drawn here as inline SVG (nothing fetched from anywhere)."""
-    return str(segno.make(url, error="m").svg_inline(border=2, dark="#000", light="#fff", omitsize=True))
+    code = segno.make(url, error="m")
+    return str(code.svg_inline(border=2, dark="#000", light="#fff", omitsize=True))
 
 
 LIVE_REGIONS = ("status", "totals", "sheet")
