@@ -14,12 +14,11 @@ from sqlmodel import Session, col, or_, select
 from . import live
 from .db import begin_write
 from .models import Game, GameRound, Seat, SeatScore
-from .rules.cards import MAX_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
+from .rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
 from .rules.schedule import ROUND_COUNT, first_player_seat, plan_rounds
 from .rules.scoring import RoundError, SeatResult, score_round
 from .rules.standings import leaders, ranking, totals
 
-MIN_PLAYERS = 2
 NAME_LENGTH = 30
 
 

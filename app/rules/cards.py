@@ -29,6 +29,7 @@ SUITS: dict[str, str] = {"R": "stars", "H": "hearts", "C": "clubs", "S": "spades
 """Suit letters in card codes (R is stars) and their names."""
 
 JOKER = "JOKER"
+MIN_PLAYERS = 2
 MAX_PLAYERS = 14
 PLAYERS_PER_GAME = 7
 

@@ -97,6 +97,15 @@ class Solution:
         }
 
 
+def has_wild_only_group(solution: Solution, wild_rank: int) -> bool:
+    """Whether a group is made only of wild cards (jokers and the wild rank); the app's
+    ruling is that such a group counts, since wilds stand in for any card."""
+    return any(
+        all(card.is_joker or card.rank == wild_rank for card in map(parse_card, group.cards))
+        for group in solution.groups
+    )
+
+
 def solve(
     cards: Sequence[str],
     wild_rank: str | int,

@@ -30,10 +30,10 @@ from ..games import (
     replace_keeper_code,
     save_round,
 )
-from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks, parse_card
+from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
 from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
-from ..rules.solver import Solution, solve
+from ..rules.solver import has_wild_only_group, solve
 from .forms import HandForm, NewGameForm, RoundForm, card_face, chip_face, keypad, suit_grid
 
 router = APIRouter(include_in_schema=False)
@@ -47,17 +47,8 @@ def url_path(context: Context, name: str, /, **params: Any) -> str:
     return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
 
 
-def all_wild(solution: Solution, wild_rank: int) -> bool:
-    """Whether a group is made only of wild cards (jokers and the wild rank): the app's
-    ruling, that such a group counts, is then shown beside the layout."""
-    return any(
-        all(card.is_joker or card.rank == wild_rank for card in map(parse_card, group.cards))
-        for group in solution.groups
-    )
-
-
 templates.env.globals.update(
-    all_wild=all_wild,
+    has_wild_only_group=has_wild_only_group,
     card_face=card_face,
     chip_face=chip_face,
     suit_grid=suit_grid,

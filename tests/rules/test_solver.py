@@ -17,7 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from app.rules.cards import CardError, Decks
-from app.rules.solver import Group, Solution, solve
+from app.rules.solver import Group, Solution, has_wild_only_group, solve
 
 SUITS = "SHCDR"
 RANK_OF = {"J": 11, "Q": 12, "K": 13, **{str(n): n for n in range(3, 11)}}
@@ -412,3 +412,8 @@ def test_any_small_hand_agrees_with_the_reference(
     assume(all(n <= 2 for code, n in counts.items() if code != "JOKER") and counts["JOKER"] <= 6)
     points, with_discard = reference(hand, wild)
     assert check(hand, wild, discard).points == (with_discard if discard else points)
+
+
+def test_a_group_of_only_wilds_is_recognised_for_the_ruling():
+    assert has_wild_only_group(solve(["JOKER", "3H", "3S"], "3"), 3)
+    assert not has_wild_only_group(solve(["9H", "9S", "JOKER"], "3"), 3)
