@@ -15,8 +15,8 @@ from . import live
 from .db import begin_write
 from .models import Game, GameRound, Seat, SeatScore
 from .rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
-from .rules.schedule import ROUND_COUNT, first_player_seat, plan_rounds
-from .rules.scoring import RoundError, SeatResult, score_round
+from .rules.schedule import first_player_seat, plan_rounds
+from .rules.scoring import SeatResult, score_round
 from .rules.standings import leaders, ranking, totals
 
 NAME_LENGTH = 30
@@ -366,14 +366,3 @@ def _state(session: Session, game: Game) -> GameState:
         finished=game.finished_at is not None,
         version=game.version,
     )
-
-
-__all__ = [
-    "ROUND_COUNT",
-    "GameError",
-    "GameNotFound",
-    "NoSuchRound",
-    "ReadOnlyLink",
-    "RoundError",
-    "StaleVersion",
-]

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .cards import RANK_NAMES, RANK_PLURALS, RANKS, Card, Decks
+from .cards import RANK_PLURALS, RANKS, Card, Decks
 
 JOKER_POINTS = 50
 WILD_POINTS = 20
@@ -143,17 +143,3 @@ def _deck_errors(results: Sequence[SeatResult], decks: Decks) -> list[str]:
                 f"{count} of the {card.name}, but the decks hold only {decks.copies_of_card}."
             )
     return errors
-
-
-__all__ = [
-    "JOKER_POINTS",
-    "RANK_NAMES",
-    "WILD_POINTS",
-    "RoundError",
-    "RoundOutcome",
-    "SeatResult",
-    "card_points",
-    "leftover_points",
-    "max_leftover_points",
-    "score_round",
-]
