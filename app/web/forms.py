@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..games import GameState, RoundState, SeatEntry
@@ -49,6 +49,8 @@ class SeatForm:
 
     cards: list[str] = field(default_factory=list)
     typed: str = ""
+    # Ticked "Laid everything down: 0": no cards left on purpose, not forgotten.
+    zero: bool = False
     error: str = ""
 
 
@@ -61,6 +63,10 @@ class RoundForm:
     went_out: int | None = None
     version: int | None = None
     errors: list[str] = field(default_factory=list)
+    # Saving met a newer game (409): the page compares both rounds and asks which to keep.
+    conflict: bool = False
+    # The version "Replace it with mine" was offered against; only that button sends it.
+    replace_version: int | None = None
 
     @classmethod
     def blank(cls, state: GameState, round_state: RoundState) -> RoundForm:
@@ -82,10 +88,12 @@ class RoundForm:
         for seat in range(seat_count):
             codes = [c for c in fields.get(f"cards_{seat}", "").split(",") if c.strip()]
             typed = fields.get(f"points_{seat}", "").strip()
-            seats.append(SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed))
+            zero = bool(fields.get(f"zero_{seat}"))
+            seats.append(SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed, zero=zero))
         form = cls(number=number, seats=seats)
         form.went_out = _seat_index(fields.get("went_out", ""), seat_count)
         form.version = _int_or_none(fields.get("version", ""))
+        form.replace_version = _int_or_none(fields.get("replace", ""))
         return form
 
     def apply_tap(self, fields: Mapping[str, str]) -> bool:
@@ -109,12 +117,16 @@ class RoundForm:
             return True
         return False
 
-    def results(self) -> list[SeatResult] | None:
-        """The seats' results for the rules, or None after noting each unreadable entry."""
+    def results(self, names: Sequence[str]) -> list[SeatResult] | None:
+        """The seats' results for the rules, or None after noting each unreadable entry
+        and each seat left empty without saying so (a forgotten player is not a 0)."""
         results = []
         for seat, entry in enumerate(self.seats):
             if seat == self.went_out:
                 results.append(SeatResult(went_out=True))
+            elif not (entry.typed or entry.cards or entry.zero) and self.went_out is not None:
+                name = names[seat]
+                entry.error = f"Did {name} go out too? Tap Went out or add {name}'s cards."
             elif entry.typed:
                 points = _int_or_none(entry.typed)
                 if points is None:
@@ -197,7 +209,7 @@ class NewGameForm:
 
 def _seat_from_entry(entry: SeatEntry) -> SeatForm:
     if entry.cards is not None:
-        return SeatForm(cards=[card.code for card in entry.cards])
+        return SeatForm(cards=[card.code for card in entry.cards], zero=not entry.cards)
     if entry.went_out:
         return SeatForm()
     return SeatForm(typed=str(entry.points))

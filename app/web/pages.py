@@ -167,10 +167,16 @@ async def new_game(request: Request, session: SessionDep) -> Response:
 
 
 @router.get("/g/{code}")
-def game_page(request: Request, code: Code, session: SessionDep) -> Response:
+def game_page(
+    request: Request, code: Code, session: SessionDep, saved: int | None = None
+) -> Response:
     """The score sheet, whose deal it is, the wild rank and the round entry."""
     state = _load_or_404(session, code)
-    response = _game_response(request, state)
+    # After a save without JavaScript the redirect says which round; the page says it saved.
+    saved_round = None
+    if saved is not None and 1 <= saved <= len(state.rounds) and state.round(saved).entries:
+        saved_round = saved
+    response = _game_response(request, state, saved_round=saved_round)
     remember(response, request, code)
     return response
 
@@ -186,7 +192,8 @@ def round_page(request: Request, code: Code, number: int, session: SessionDep) -
     return render(request, "round.html", _round_context(state, form))
 
 
-@router.post("/g/{code}/rounds/{number}")
+# PUT is what the page's script sends (saving a round is idempotent); POST is the plain form.
+@router.api_route("/g/{code}/rounds/{number}", methods=["POST", "PUT"])
 async def post_round(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """Save a round (or take a tap, when the phone runs no JavaScript)."""
     state = _load_for_edit(session, code)
@@ -194,16 +201,20 @@ async def post_round(request: Request, code: Code, number: int, session: Session
     fields = await posted_fields(request)
     form = RoundForm.parse(number, fields, len(state.players))
     from_game_page = fields.get("from") == "game"
+    if fields.get("keep"):
+        # "Keep the saved round": drop this phone's entries, show the game as saved.
+        if wants_fragment(request) and from_game_page:
+            return _game_response(request, state)
+        return redirect(request, request.url_for("game_page", code=code))
     status = 200
     if not form.apply_tap(fields):
         status = _save(session, state, form)
         if status == 200:
             if wants_fragment(request) and from_game_page:
-                return _game_response(request, load_game(session, code=code))
-            return RedirectResponse(request.url_for("game_page", code=code), 303)
+                return _game_response(request, load_game(session, code=code), saved_round=number)
+            saved_url = request.url_for("game_page", code=code).include_query_params(saved=number)
+            return redirect(request, saved_url)
         state = load_game(session, code=code)
-        if status == 409:
-            form.version = state.version
     if from_game_page:
         return _game_response(request, state, form=form, status_code=status)
     return render(
@@ -212,7 +223,7 @@ async def post_round(request: Request, code: Code, number: int, session: Session
 
 
 @router.post("/g/{code}/finish")
-def finish(request: Request, code: Code, session: SessionDep) -> Response:
+def finish_page(request: Request, code: Code, session: SessionDep) -> Response:
     """End the game now (the shorter-game house rule)."""
     _load_for_edit(session, code)
     try:
@@ -280,22 +291,22 @@ def rules_page(request: Request) -> Response:
 
 def _save(session: SessionDep, state: GameState, form: RoundForm) -> int:
     """Save the form's round; on a problem, note it on the form and return the status."""
-    results = form.results()
+    results = form.results(state.players)
     if results is None:
         return 422
+    # Only "Replace it with mine" may save over a round changed since this form was filled.
+    version = form.replace_version if form.replace_version is not None else form.version
     try:
-        save_round(
-            session, code=state.code, number=form.number, results=results, version=form.version
-        )
+        save_round(session, code=state.code, number=form.number, results=results, version=version)
     except RoundError as error:
         session.rollback()
         form.errors = error.table_errors
         for seat, message in error.seat_errors.items():
             form.seats[seat].error = message
         return 422
-    except StaleVersion as error:
+    except StaleVersion:
         session.rollback()
-        form.errors = [f"{error} Your entries are kept below."]
+        form.conflict = True
         return 409
     except GameError as error:
         session.rollback()
@@ -310,6 +321,7 @@ def _game_response(
     *,
     form: RoundForm | None = None,
     status_code: int = 200,
+    saved_round: int | None = None,
 ) -> Response:
     current = state.current_round
     if form is None and current is not None:
@@ -322,6 +334,7 @@ def _game_response(
         "entry_round": state.round(form.number) if form else None,
         "decks": state.decks,
         "share": share_links(request, state),
+        "saved_round": saved_round,
     }
     return render(request, "game.html", context, block="game", status_code=status_code)
 
