@@ -482,7 +482,7 @@
 
   function showOtherPhoneSave(form) {
     var row = document.querySelector('#sheet tr[data-saved][data-round="' + form.dataset.round + '"]');
-    if (!row || !form.dataset.fresh || form.saving) return;
+    if (!row || !form.hasAttribute("data-fresh") || form.saving) return;
     var cells = row.querySelectorAll("td");
     note(form, "other-phone", "Another phone saved round " + form.dataset.round + " a moment ago. What it saved is shown beside each player; your taps are kept here, not saved.");
     form.querySelectorAll("fieldset.seat").forEach(function (seat, index) {

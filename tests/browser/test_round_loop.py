@@ -1,0 +1,241 @@
+"""The round loop at the table: a save says what happened, nothing tapped is lost, an
+empty seat is not a silent 0, and two scorekeeper phones never overwrite each other."""
+
+import os
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PHONE
+from tests.browser.test_play import expect_total
+
+pytestmark = pytest.mark.browser
+SHOTS = os.environ.get("SHOTS", "screenshots")
+NAMES = ["Ann", "Ben", "Cy"]
+
+
+def open_game(page, base_url, names=NAMES):
+    game = page.request.post(base_url + "/api/games", data={"players": names}).json()
+    page.goto(f"{base_url}/g/{game['code']}")
+    return game
+
+
+def tap(page, name, *cards):
+    keypad = page.get_by_role("group", name=f"Add a card to {name}'s hand")
+    for card in cards:
+        keypad.get_by_role("button", name=card, exact=True).click()
+
+
+def expect_saved(page, number, next_wild):
+    expect(page.get_by_role("status").filter(has_text=f"Round {number} saved")).to_be_visible()
+    expect(page.get_by_role("heading", name=f"{next_wild} are wild")).to_be_visible()
+
+
+def test_a_save_says_so_brings_the_status_up_and_readies_the_next_round(phone, live_server):
+    open_game(phone, live_server.url)
+    expect(phone.get_by_role("heading", name="Enter round 1")).to_be_visible()
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen")
+    tap(phone, "Cy", "King")
+    phone.get_by_role("button", name="Save round 1").click()
+    expect_saved(phone, 1, "Fours")
+    phone.screenshot(path=f"{SHOTS}/round-saved.png")
+    assert phone.evaluate("document.activeElement.id") == "status"
+    top = phone.evaluate("document.getElementById('status').getBoundingClientRect().top")
+    assert -2 <= top < 60
+    expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
+    expect(phone.get_by_label("Ben's points")).to_have_text("0")
+    expect(phone.get_by_role("status").filter(has_text="Round 1 saved")).to_be_hidden(
+        timeout=9000
+    )
+
+
+def test_a_reload_restores_the_taps_until_the_round_is_saved(phone, live_server):
+    open_game(phone, live_server.url)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen", "Seven")
+    phone.reload()
+    expect(phone.get_by_text("Restored entries you had not saved yet")).to_be_visible()
+    phone.screenshot(path=f"{SHOTS}/round-restored.png")
+    expect(phone.get_by_label("Ben's points")).to_have_text("19")
+    expect(phone.get_by_label("Ann went out")).to_be_checked()
+    phone.get_by_role("button", name="Clear them").click()
+    expect(phone.get_by_text("Restored entries")).to_have_count(0)
+    expect(phone.get_by_label("Ann went out")).not_to_be_checked()
+    expect(phone.get_by_role("button", name=re.compile("^remove"))).to_have_count(0)
+
+    phone.get_by_label("Cy went out").check()
+    tap(phone, "Ann", "Joker")
+    tap(phone, "Ben", "Three")
+    phone.reload()
+    expect(phone.get_by_label("Ann's points")).to_have_text("50")
+    phone.get_by_role("button", name="Save round 1").click()
+    expect_saved(phone, 1, "Fours")
+    phone.reload()
+    expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
+    expect(phone.get_by_text("Restored entries")).to_have_count(0)
+    expect_total(phone, "Ann", 50)
+
+
+def test_a_double_tap_on_save_sends_one_request(phone, live_server):
+    open_game(phone, live_server.url)
+    saves = []
+    phone.on("request", lambda r: saves.append(r.method) if "/rounds/1" in r.url else None)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen")
+    tap(phone, "Cy", "King")
+    labels = phone.evaluate(
+        """() => {
+             const save = document.querySelector('button.save'), seen = [];
+             new MutationObserver(() => seen.push(save.textContent + (save.disabled ? ' (disabled)' : '')))
+               .observe(save, {childList: true, attributes: true, characterData: true, subtree: true});
+             save.click(); save.click();
+             window.seen = seen;
+             return seen;
+           }"""
+    )
+    assert labels is not None
+    expect_saved(phone, 1, "Fours")
+    assert "Saving… (disabled)" in phone.evaluate("window.seen")
+    phone.wait_for_timeout(300)
+    assert saves == ["PUT"], saves
+    phone.on("request", lambda r: saves.append(r.method) if "/rounds/2" in r.url else None)
+    phone.get_by_label("Ben went out").check()
+    tap(phone, "Ann", "Queen")
+    tap(phone, "Cy", "King")
+    phone.get_by_role("button", name="Save round 2").dblclick()
+    expect(phone.get_by_role("heading", name="Fives are wild")).to_be_visible()
+    phone.wait_for_timeout(300)
+    assert saves == ["PUT", "PUT"], saves
+
+
+@pytest.mark.parametrize("failure", ["network", "server"])
+def test_a_failed_save_says_so_at_the_button_and_keeps_every_tap(phone, live_server, failure):
+    open_game(phone, live_server.url)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen", "Joker")
+    tap(phone, "Cy", "Three")
+
+    def fail(route):
+        if failure == "network":
+            route.abort("internetdisconnected")
+        else:
+            route.fulfill(status=503, body="Service Unavailable")
+
+    phone.route("**/rounds/1", fail)
+    phone.get_by_role("button", name="Save round 1").click()
+    alert = phone.get_by_role("alert").filter(has_text="Round 1 is not saved")
+    expect(alert).to_be_visible()
+    phone.screenshot(path=f"{SHOTS}/round-save-failed-{failure}.png")
+    save_box = phone.get_by_role("button", name="Save round 1").bounding_box()
+    alert_box = alert.bounding_box()
+    assert 0 <= save_box["y"] - (alert_box["y"] + alert_box["height"]) < 40
+    expect(phone.get_by_label("Ben's points")).to_have_text("62")
+    expect(phone.get_by_label("Cy's points")).to_have_text("20")
+    expect(phone.get_by_role("button", name="Save round 1")).to_be_enabled()
+    phone.unroute("**/rounds/1")
+    alert.get_by_role("button", name="Try again").click()
+    expect_saved(phone, 1, "Fours")
+    expect_total(phone, "Ben", 62)
+
+
+def test_end_the_game_now_lands_on_the_finished_page(phone, live_server):
+    game = open_game(phone, live_server.url)
+    phone.get_by_label("Cy went out").check()
+    tap(phone, "Ann", "Four")
+    tap(phone, "Ben", "Five")
+    phone.get_by_role("button", name="Save round 1").click()
+    expect_saved(phone, 1, "Fours")
+    phone.get_by_text("End the game now").click()
+    phone.get_by_role("button", name="End the game").click()
+    expect(phone.get_by_role("heading", name="Cy wins")).to_be_visible()
+    assert phone.url == f"{live_server.url}/g/{game['code']}"
+    assert "application/json" not in phone.evaluate("document.contentType")
+
+
+def test_an_empty_seat_is_refused_until_it_is_marked(phone, live_server):
+    open_game(phone, live_server.url)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen")
+    phone.get_by_role("button", name="Save round 1").click()
+    message = phone.get_by_text("Did Cy go out too? Tap Went out or add Cy's cards")
+    expect(message).to_be_visible()
+    cy = phone.get_by_role("group", name=re.compile("^Cy"))
+    expect(cy.get_by_text("Did Cy go out too?")).to_be_visible()
+    phone.screenshot(path=f"{SHOTS}/round-empty-seat.png")
+    expect(phone.get_by_label("Ben's points")).to_have_text("12")
+    phone.get_by_label("Cy laid everything down: 0").check()
+    phone.get_by_role("button", name="Save round 1").click()
+    expect_saved(phone, 1, "Fours")
+    expect_total(phone, "Cy", 0)
+    expect_total(phone, "Ben", 12)
+
+
+def second_phone(browser, url):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    page.goto(url)
+    return page
+
+
+def test_two_scorekeeper_phones_never_overwrite_each_other(phone, browser, live_server):
+    game = open_game(phone, live_server.url)
+    other = second_phone(browser, f"{live_server.url}/g/{game['code']}")
+    try:
+        for page in (phone, other):
+            expect(page.get_by_role("status").filter(has_text="Live")).to_be_visible()
+        phone.get_by_label("Ann went out").check()
+        tap(phone, "Ben", "King")
+        tap(phone, "Cy", "Queen")
+
+        other.get_by_label("Ben went out").check()
+        tap(other, "Ann", "Four")
+        other.get_by_label("Cy laid everything down: 0").check()
+        other.get_by_role("button", name="Save round 1").click()
+        expect_saved(other, 1, "Fours")
+
+        expect(phone.get_by_text("Another phone saved round 1 a moment ago")).to_be_visible()
+        ben = phone.get_by_role("group", name=re.compile("^Ben"))
+        expect(ben.get_by_text("Saved by the other phone: went out")).to_be_visible()
+        expect(phone.get_by_label("Ben's points")).to_have_text("13")
+        phone.screenshot(path=f"{SHOTS}/round-other-phone-saved.png", full_page=True)
+
+        phone.get_by_role("button", name="Save round 1").click()
+        conflict = phone.get_by_text("Another phone saved round 1 while you were entering it")
+        expect(conflict).to_be_visible()
+        compare = phone.get_by_role("table", name="Round 1: saved, and yours")
+        expect(compare.get_by_role("row", name=re.compile("^Ben"))).to_have_text(
+            re.compile(r"Ben\s*went out\s*13")
+        )
+        phone.screenshot(path=f"{SHOTS}/round-conflict.png", full_page=True)
+        phone.get_by_role("button", name="Save round 1").click()
+        expect(phone.get_by_role("button", name="Replace it with mine")).to_be_visible()
+        expect_total(phone, "Ben", 0)
+        expect_total(other, "Ann", 4)
+
+        phone.get_by_role("button", name="Replace it with mine").click()
+        expect_saved(phone, 1, "Fours")
+        expect_total(phone, "Ben", 13)
+        expect_total(other, "Ben", 13)
+        expect_total(other, "Cy", 12)
+    finally:
+        other.context.close()
+
+
+def test_keep_the_saved_round_drops_this_phones_entries(phone, browser, live_server):
+    game = open_game(phone, live_server.url)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "King")
+    tap(phone, "Cy", "Queen")
+    phone.request.put(
+        f"{live_server.url}/api/games/{game['code']}/rounds/1",
+        data={"results": [{"cards": ["4"]}, {"went_out": True}, {"cards": []}]},
+    )
+    phone.get_by_role("button", name="Save round 1").click()
+    phone.get_by_role("button", name="Keep the saved round").click()
+    expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
+    expect_total(phone, "Ann", 4)
+    phone.reload()
+    expect(phone.get_by_text("Restored entries")).to_have_count(0)
