@@ -35,7 +35,9 @@ def every_page(client, new_game):
     paths += [f"/g/{code}", f"/g/{watch}", f"/g/{code}/rounds/1", "/g/nosuchgame"]
     for path in paths:
         yield path, client.get(path).text
-    stale = client.post(f"/g/{code}/rounds/1", data=round_form(3, went_out="1", zero_0="1", zero_2="1", version="1"))
+    stale = client.post(
+        f"/g/{code}/rounds/1", data=round_form(3, went_out="1", zero_0="1", zero_2="1", version="1")
+    )
     assert stale.status_code == 409
     yield "a conflict", stale.text
     client.post(f"/g/{code}/finish")

@@ -46,9 +46,7 @@ def test_a_save_says_so_brings_the_status_up_and_readies_the_next_round(phone, l
     assert -2 <= top < 60
     expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
     expect(phone.get_by_label("Ben's points")).to_have_text("0")
-    expect(phone.get_by_role("status").filter(has_text="Round 1 saved")).to_be_hidden(
-        timeout=9000
-    )
+    expect(phone.get_by_role("status").filter(has_text="Round 1 saved")).to_be_hidden(timeout=9000)
 
 
 def test_a_reload_restores_the_taps_until_the_round_is_saved(phone, live_server):
@@ -200,17 +198,23 @@ def test_two_scorekeeper_phones_never_overwrite_each_other(phone, browser, live_
         ben = phone.get_by_role("group", name=re.compile("^Ben"))
         expect(ben.get_by_text("Saved by the other phone: went out")).to_be_visible()
         expect(phone.get_by_label("Ben's points")).to_have_text("13")
-        phone.screenshot(path=f"{SHOTS}/round-other-phone-saved.png", full_page=True)
+        phone.get_by_text("Another phone saved round 1 a moment ago").scroll_into_view_if_needed()
+        phone.screenshot(path=f"{SHOTS}/round-other-phone-saved.png")
 
-        phone.get_by_role("button", name="Save round 1").click()
+        with phone.expect_response(lambda r: "/rounds/1" in r.url) as first:
+            phone.get_by_role("button", name="Save round 1").click()
+        assert first.value.status == 409
         conflict = phone.get_by_text("Another phone saved round 1 while you were entering it")
         expect(conflict).to_be_visible()
         compare = phone.get_by_role("table", name="Round 1: saved, and yours")
         expect(compare.get_by_role("row", name=re.compile("^Ben"))).to_have_text(
             re.compile(r"Ben\s*went out\s*13")
         )
-        phone.screenshot(path=f"{SHOTS}/round-conflict.png", full_page=True)
-        phone.get_by_role("button", name="Save round 1").click()
+        conflict.scroll_into_view_if_needed()
+        phone.screenshot(path=f"{SHOTS}/round-conflict.png")
+        with phone.expect_response(lambda r: "/rounds/1" in r.url) as again:
+            phone.get_by_role("button", name="Save round 1").click()
+        assert again.value.status == 409
         expect(phone.get_by_role("button", name="Replace it with mine")).to_be_visible()
         expect_total(phone, "Ben", 0)
         expect_total(other, "Ann", 4)
