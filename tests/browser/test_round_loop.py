@@ -86,8 +86,9 @@ def test_a_double_tap_on_save_sends_one_request(phone, live_server):
     labels = phone.evaluate(
         """() => {
              const save = document.querySelector('button.save'), seen = [];
-             new MutationObserver(() => seen.push(save.textContent + (save.disabled ? ' (disabled)' : '')))
-               .observe(save, {childList: true, attributes: true, characterData: true, subtree: true});
+             const look = () => seen.push(save.textContent + (save.disabled ? ' (disabled)' : ''));
+             new MutationObserver(look).observe(
+               save, {childList: true, attributes: true, characterData: true, subtree: true});
              save.click(); save.click();
              window.seen = seen;
              return seen;
