@@ -6,21 +6,40 @@ VENV := .venv
 BIN := $(VENV)/bin
 # Quiet, but pip still prints errors (and warnings) on stderr.
 PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
+# Exact versions of everything installed (written by `make lock`), within pyproject's ranges.
+CONSTRAINTS := constraints.txt
+# The one place the browser tests' Chromium is named; the tests read the same variable.
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
 
-.PHONY: run test lint typecheck pytest chromium vendor bench-live bench-solver bench-page clean
+.PHONY: run test lint typecheck pytest chromium lock mutation vendor bench-live bench-solver bench-page clean
 
-# --- virtualenv and installs (reinstalled only when pyproject.toml changes) ---
+# --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
-	$(PIP) install -e .
+$(VENV)/.installed-run: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(PIP) install -c $(CONSTRAINTS) -e .
 	@touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(PIP) install -c $(CONSTRAINTS) -e '.[test]'
 	@touch $@
+
+$(VENV)/.installed-mutation: $(VENV)/.installed-test
+	$(PIP) install -c $(CONSTRAINTS) -e '.[test,mutation]'
+	@touch $@
+
+# Pin what a fresh install picks today: names and versions only, for every extra.
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip --quiet --disable-pip-version-check install '.[test,mutation]'
+	{ echo "# Written by \`make lock\` from a fresh install; used with pyproject's ranges."; \
+	  .lock-venv/bin/python -m pip list --format=freeze --exclude-editable \
+		| grep -viE '^(crownkeeper|pip|setuptools|wheel)==' | LC_ALL=C sort -f; } > $(CONSTRAINTS)
+	rm -rf .lock-venv build *.egg-info
 
 # --- serve ---
 
@@ -32,14 +51,14 @@ run: $(VENV)/.installed-run
 # Browser tests drive Debian's chromium. Install it when we can (root with apt-get);
 # otherwise carry on: the tests skip the browser with a notice (and fail if CI is set).
 chromium:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ ! -x "$(CHROMIUM)" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "Installing chromium for the browser tests..."; \
 			export DEBIAN_FRONTEND=noninteractive; \
 			{ apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; } \
 				|| echo "warning: could not install chromium; browser tests may be skipped" >&2; \
 		else \
-			echo "note: /usr/bin/chromium not found and cannot install it; browser tests may be skipped" >&2; \
+			echo "note: $(CHROMIUM) not found and cannot install it; browser tests may be skipped" >&2; \
 		fi; \
 	fi
 
@@ -53,11 +72,19 @@ typecheck: $(VENV)/.installed-test
 pytest: $(VENV)/.installed-test chromium
 	$(BIN)/python -m pytest
 
+# Tests first, so a formatting slip never hides a test result; any failure fails the run.
 test: $(VENV)/.installed-test chromium
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	@failed=0; \
+	$(BIN)/python -m pytest || failed=1; \
+	$(BIN)/ruff check . || failed=1; \
+	$(BIN)/ruff format --check . || failed=1; \
+	$(BIN)/mypy || failed=1; \
+	exit $$failed
+
+# --- mutation testing (not part of `make test`; CPU-heavy): share of mutants killed ---
+
+mutation: $(VENV)/.installed-mutation
+	$(BIN)/python scripts/mutation.py
 
 # --- htmx, vendored into static/vendor/ ---
 
@@ -78,6 +105,6 @@ bench-page: $(VENV)/.installed-test
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 
 clean:
-	rm -f $(VENV)/.installed-run $(VENV)/.installed-test
-	rm -rf .pytest_cache .ruff_cache .mypy_cache .hypothesis build *.egg-info
+	rm -f $(VENV)/.installed-run $(VENV)/.installed-test $(VENV)/.installed-mutation
+	rm -rf .pytest_cache .ruff_cache .mypy_cache .hypothesis build *.egg-info mutants
 	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +

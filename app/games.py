@@ -317,10 +317,11 @@ def _saved(session: Session, game: Game) -> GameState:
 
 
 def _current_scores(session: Session, round_ids: Sequence[int | None]) -> Sequence[SeatScore]:
+    """The scores in force (not replaced by a correction), round by round, seat by seat."""
     return session.exec(
-        select(SeatScore).where(
-            col(SeatScore.round_id).in_(round_ids), col(SeatScore.replaced_at).is_(None)
-        )
+        select(SeatScore)
+        .where(col(SeatScore.round_id).in_(round_ids), col(SeatScore.replaced_at).is_(None))
+        .order_by(col(SeatScore.round_id), col(SeatScore.position))
     ).all()
 
 

@@ -1,5 +1,7 @@
 """Bring the database to the newest schema on start, and refuse one newer than this code."""
 
+from collections.abc import Callable
+
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -33,18 +35,28 @@ def upgrade_to_head(engine: Engine, *, revision: str = "head") -> None:
             "Crownkeeper does not know: it was written by a newer version. Run that version, "
             "or restore a backup."
         )
+    _migrate(engine, lambda config: command.upgrade(config, revision))
+
+
+def downgrade_to(engine: Engine, revision: str) -> None:
+    """Take the database back to revision ("base": no tables), for undoing an upgrade."""
+    _migrate(engine, lambda config: command.downgrade(config, revision))
+
+
+def _migrate(engine: Engine, run: Callable[[Config], None]) -> None:
+    config = alembic_config()
     with engine.connect() as connection:
         sqlite = connection.dialect.name == "sqlite"
         if sqlite:
             # Batch migrations rebuild tables; SQLite would treat dropping the old copy of a
-            # parent table as deleting its rows. Keys are checked once the upgrade is done.
+            # parent table as deleting its rows. Keys are checked once the migration is done.
             connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
         try:
             with connection.begin():
                 config.attributes["connection"] = connection
-                command.upgrade(config, revision)
+                run(config)
                 if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
-                    raise RuntimeError("The upgrade left rows pointing at missing rows.")
+                    raise RuntimeError("The migration left rows pointing at missing rows.")
         finally:
             if sqlite:
                 connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")

@@ -1,4 +1,7 @@
-"""Every test gets its own database file and its own app."""
+"""Every test gets its own database file and its own app, with settings that come from the
+test alone: never from the developer's .env or environment."""
+
+import os
 
 import pytest
 from fastapi.testclient import TestClient
@@ -6,10 +9,49 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 
+# The one definition of where Chromium is: the Makefile exports the same variable.
+CHROMIUM = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
+
+
+def running_in_ci() -> bool:
+    """CI is set to something that means yes (CI=false and CI=0 mean a developer's machine)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def test_settings(database_url: str, **chosen) -> Settings:
+    """Settings with every field given here: no .env file, no environment variable counts."""
+    values = {
+        "database_url": database_url,
+        "host": "127.0.0.1",
+        "port": 0,
+        "root_path": "",
+        "forwarded_allow_ips": "127.0.0.1",
+        **chosen,
+    }
+    assert set(values) == set(Settings.model_fields), "a new setting needs a value for tests"
+    return Settings(_env_file=None, **values)
+
+
+test_settings.__test__ = False  # a helper, not a test
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests (marked `browser`) need Chromium: skipped with a notice on a developer's
+    machine without it, a failed run in CI."""
+    browser_items = [item for item in items if item.get_closest_marker("browser")]
+    if not browser_items or os.access(CHROMIUM, os.X_OK):
+        return
+    if running_in_ci():
+        raise pytest.UsageError(f"CI is set but Chromium is missing at {CHROMIUM}: install it.")
+    reason = f"Chromium not found at {CHROMIUM}: browser tests skipped (apt-get install chromium)"
+    print(f"\nNOTICE: {reason}")
+    for item in browser_items:
+        item.add_marker(pytest.mark.skip(reason=reason))
+
 
 @pytest.fixture
 def settings(tmp_path):
-    return Settings(database_url=f"sqlite:///{tmp_path}/crownkeeper.db")
+    return test_settings(f"sqlite:///{tmp_path}/crownkeeper.db")
 
 
 @pytest.fixture

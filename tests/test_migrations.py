@@ -6,11 +6,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlmodel import Session
 
-from app.config import Settings
 from app.db import make_engine
 from app.games import load_game
 from app.main import create_app
 from app.migrate import DatabaseTooNew, alembic_config, upgrade_to_head
+from tests.conftest import test_settings
 
 FIRST_REVISION = "0001"
 
@@ -73,14 +73,14 @@ def test_the_app_refuses_a_database_from_a_newer_version(tmp_path):
         db.execute(text("UPDATE alembic_version SET version_num = 'from_the_future'"))
     with pytest.raises(DatabaseTooNew, match="newer version"):
         upgrade_to_head(engine)
-    with pytest.raises(DatabaseTooNew), TestClient(create_app(Settings(database_url=url))):
+    with pytest.raises(DatabaseTooNew), TestClient(create_app(test_settings(url))):
         pass
     engine.dispose()
 
 
 def test_start_creates_the_tables(tmp_path):
     url = f"sqlite:///{tmp_path}/fresh.db"
-    with TestClient(create_app(Settings(database_url=url))) as client:
+    with TestClient(create_app(test_settings(url))) as client:
         assert client.get("/healthz").json() == {"status": "ok"}
     engine = make_engine(url)
     with engine.connect() as db:

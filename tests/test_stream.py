@@ -8,8 +8,8 @@ import time
 import pytest
 
 from app import live
-from tests.browser.conftest import LiveServer
 from tests.conftest import went_out_first
+from tests.server import LiveServer
 
 
 @pytest.fixture
@@ -38,9 +38,12 @@ class Viewer:
         self.response = self.connection.getresponse()
 
     def next_event(self):
+        """The next event; AssertionError if the stream ends first (never waits forever)."""
         event = {"data": []}
         while True:
-            line = self.response.readline().decode().rstrip("\r\n")
+            raw = self.response.readline()
+            assert raw, "the stream ended"
+            line = raw.decode().rstrip("\r\n")
             if not line:
                 if event["data"] or "id" in event:
                     return event

@@ -2,9 +2,8 @@
 
 import pytest
 
-from app.config import Settings
 from app.main import create_app
-from tests.conftest import went_out_first
+from tests.conftest import test_settings, went_out_first
 from tests.html import elements, visible_text
 
 ROUND = {"results": went_out_first(3)}
@@ -131,7 +130,7 @@ def test_replacing_from_the_page_moves_the_phone_to_the_new_link(client, new_gam
 def test_links_follow_the_proxy_scheme_host_and_sub_path(tmp_path):
     from fastapi.testclient import TestClient
 
-    settings = Settings(database_url=f"sqlite:///{tmp_path}/proxy.db", forwarded_allow_ips="*")
+    settings = test_settings(f"sqlite:///{tmp_path}/proxy.db", forwarded_allow_ips="*")
     with TestClient(create_app(settings), root_path="/ck") as proxied:
         game = proxied.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
         page = proxied.get(

@@ -1,18 +1,10 @@
 """A real server on 127.0.0.1 and Debian's Chromium at a phone's size, for each test module."""
 
-import os
-import shutil
-import socket
-import threading
-import time
-
 import pytest
-import uvicorn
 
-from app.config import Settings
-from app.main import create_app
+from tests.conftest import CHROMIUM
+from tests.server import LiveServer
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -25,53 +17,10 @@ CHROMIUM_ARGS = [
 PHONE = {"width": 390, "height": 844}
 
 
-def pytest_collection_modifyitems(config, items):
-    if os.path.exists(CHROMIUM):
-        return
-    if os.environ.get("CI"):
-        raise pytest.UsageError(f"CI is set but Chromium is missing at {CHROMIUM}: install it.")
-    reason = f"Chromium not found at {CHROMIUM}: browser tests skipped (apt-get install chromium)"
-    print(f"\nNOTICE: {reason}")
-    for item in items:
-        if "browser" in str(item.fspath):
-            item.add_marker(pytest.mark.skip(reason=reason))
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class LiveServer:
-    """uvicorn in a thread, on 127.0.0.1, started and stopped by the test."""
-
-    def __init__(self, database_url, port=None):
-        self.database_url = database_url
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = None
-        self.thread = None
-
-    def start(self):
-        app = create_app(Settings(database_url=self.database_url))
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", timeout_graceful_shutdown=1
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.02)
-        return self
-
-    def stop(self):
-        if self.server is not None:
-            self.server.should_exit = True
-            self.thread.join(timeout=10)
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory):
+    """A temporary folder for screenshots (its path is printed by pytest -v --basetemp)."""
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture

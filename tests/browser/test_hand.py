@@ -1,8 +1,11 @@
 """The hand checker in a phone's hand: tap a hand, read the verdict; whole-hand mode in a round."""
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_play import expect_total
+
+pytestmark = pytest.mark.browser
 
 
 def tap(page, *names, within=None):
@@ -11,7 +14,7 @@ def tap(page, *names, within=None):
         grid.get_by_role("button", name=name, exact=True).click()
 
 
-def test_a_hand_that_goes_out_and_one_that_cannot(phone, live_server):
+def test_a_hand_that_goes_out_and_one_that_cannot(phone, live_server, screenshots):
     phone.goto(live_server.url + "/hand")
     phone.get_by_label("Round").select_option("3")  # fives wild
     phone.get_by_label("I just drew: pick my discard").check()
@@ -19,7 +22,7 @@ def test_a_hand_that_goes_out_and_one_that_cannot(phone, live_server):
     verdict = phone.get_by_text("This hand goes out: discard the King of diamonds.")
     expect(verdict).to_be_visible()
     expect(phone.get_by_role("img", name="Five of stars as Nine of hearts")).to_be_visible()
-    phone.screenshot(path="screenshots/hand-goes-out.png", full_page=True)
+    phone.screenshot(path=screenshots / "hand-goes-out.png", full_page=True)
 
     phone.get_by_role("button", name="remove Joker").click()
     tap(phone, "Three of clubs")

@@ -2,10 +2,14 @@
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, LiveServer
+from tests.browser.conftest import PHONE
 from tests.browser.test_play import expect_total
+from tests.server import LiveServer
+
+pytestmark = pytest.mark.browser
 
 NAMES = ["Ann", "Ben", "Cy", "Dee"]
 
@@ -31,7 +35,9 @@ def expect_live(page):
     expect(page.get_by_role("status").filter(has_text="Live")).to_be_visible()
 
 
-def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(browser, live_server):
+def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(
+    browser, live_server, screenshots
+):
     game = (
         browser.new_context()
         .request.post(live_server.url + "/api/games", data={"players": NAMES})
@@ -46,7 +52,7 @@ def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(browser, live_
         expect(watcher.get_by_text("Enter round")).to_have_count(0)
         expect(watcher.get_by_role("link", name=re.compile("Correct round"))).to_have_count(0)
         assert game["code"] not in watcher.content()
-    watchers[0].screenshot(path="screenshots/watch-start.png", full_page=True)
+    watchers[0].screenshot(path=screenshots / "watch-start.png", full_page=True)
 
     totals = {name: 0 for name in NAMES}
     for number in range(1, 12):
@@ -67,7 +73,7 @@ def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(browser, live_
         expect(
             watcher.get_by_role("heading", name=re.compile("wins|share the win"))
         ).to_be_visible()
-    watchers[1].screenshot(path="screenshots/watch-finished.png", full_page=True)
+    watchers[1].screenshot(path=screenshots / "watch-finished.png", full_page=True)
 
 
 def test_a_watcher_reconnects_after_a_restart_and_catches_up(browser, tmp_path):

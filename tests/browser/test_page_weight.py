@@ -1,7 +1,11 @@
 """The game page stays light for a cheap phone on a slow home network, and loads nothing
 from anywhere but the server."""
 
+import pytest
+
 from bench.page_weight import LIMIT_BYTES, game_page_weight
+
+pytestmark = pytest.mark.browser
 
 
 def test_game_page_with_everything_it_loads_is_under_30_kb(phone, live_server):

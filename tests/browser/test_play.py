@@ -2,9 +2,10 @@
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
-SHOTS = "screenshots"
+pytestmark = pytest.mark.browser
 
 
 def start_game(page, base_url, names, first_dealer=None):
@@ -26,7 +27,7 @@ def expect_total(page, name, points):
     )
 
 
-def test_round_one_with_the_picker_then_a_correction(phone, live_server):
+def test_round_one_with_the_picker_then_a_correction(phone, live_server, screenshots):
     start_game(phone, live_server.url, ["Ann", "Ben", "Cy"])
     expect(phone.get_by_text("Ann deals")).to_be_visible()
     phone.get_by_text("Enter round 1").click()
@@ -41,7 +42,7 @@ def test_round_one_with_the_picker_then_a_correction(phone, live_server):
     cy = phone.get_by_role("group", name="Add a card to Cy's hand")
     cy.get_by_role("button", name="Three", exact=True).click()  # threes are wild: 20
     expect(phone.get_by_label("Cy's points")).to_have_text("20")
-    phone.screenshot(path=f"{SHOTS}/round-entry.png", full_page=True)
+    phone.screenshot(path=screenshots / "round-entry.png", full_page=True)
     phone.get_by_role("button", name="Save round 1").click()
     expect(phone.get_by_role("heading", name="Fours are wild")).to_be_visible()
     expect(phone.get_by_text("Ben deals")).to_be_visible()
@@ -49,7 +50,7 @@ def test_round_one_with_the_picker_then_a_correction(phone, live_server):
     expect_total(phone, "Ben", 62)
     expect_total(phone, "Cy", 20)
     expect(phone).to_have_title(re.compile("Round 2: Fours wild"))
-    phone.screenshot(path=f"{SHOTS}/game-round-2.png", full_page=True)
+    phone.screenshot(path=screenshots / "game-round-2.png", full_page=True)
 
     phone.get_by_role("link", name="Correct round 1").click()
     phone.get_by_role("button", name="remove Joker").click()
@@ -79,7 +80,7 @@ def test_limits_keep_what_was_tapped(phone, live_server):
     expect_total(phone, "Ben", 39)
 
 
-def test_a_whole_game_to_the_winner(phone, live_server):
+def test_a_whole_game_to_the_winner(phone, live_server, screenshots):
     start_game(phone, live_server.url, ["Ann", "Ben", "Cy", "Dee"], first_dealer=1)
     for number in range(1, 12):
         phone.get_by_text(f"Enter round {number}").click()
@@ -93,7 +94,7 @@ def test_a_whole_game_to_the_winner(phone, live_server):
         if number < 11:
             expect(phone.get_by_text(f"Round {number + 1} of 11")).to_be_visible()
     expect(phone.get_by_role("heading", name=re.compile("wins|share the win"))).to_be_visible()
-    phone.screenshot(path=f"{SHOTS}/finished.png", full_page=True)
+    phone.screenshot(path=screenshots / "finished.png", full_page=True)
     phone.reload()
     expect(phone.get_by_role("heading", name=re.compile("wins|share the win"))).to_be_visible()
 

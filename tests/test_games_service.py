@@ -1,0 +1,285 @@
+"""The games service on a real SQLite database, called directly: what the pages and the API
+stand on, checked without them."""
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import Session
+
+from app.db import make_engine
+from app.games import (
+    GameError,
+    GameNotFound,
+    NoSuchRound,
+    ReadOnlyLink,
+    StaleVersion,
+    create_game,
+    finish_game,
+    load_game,
+    parse_cards,
+    replace_keeper_code,
+    save_round,
+)
+from app.migrate import upgrade_to_head
+from app.rules.scoring import RoundError, SeatResult
+
+OUT = SeatResult(went_out=True)
+
+
+def typed(points):
+    return SeatResult(points=points)
+
+
+def held(*codes):
+    return SeatResult(cards=parse_cards(codes))
+
+
+@pytest.fixture
+def session(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/service.db")
+    upgrade_to_head(engine)
+    with Session(engine) as db:
+        yield db
+    engine.dispose()
+
+
+@pytest.fixture
+def game(session):
+    return create_game(session, players=["Ann", "Ben", "Cy"])
+
+
+def play_rounds(session, code, count, seat_count=3):
+    state = None
+    for number in range(1, count + 1):
+        results = [OUT] + [typed(number + 2)] * (seat_count - 1)
+        state = save_round(session, code=code, number=number, results=results)
+    return state
+
+
+# --- read-only codes ---
+
+
+def test_a_new_game_has_two_different_unguessable_codes(game):
+    assert game.code != game.watch_code
+    assert len(game.code) >= 22 and len(game.watch_code) >= 22
+    assert game.can_edit
+
+
+def test_the_watch_code_reads_the_game_but_shows_no_scorekeeper_code(session, game):
+    seen = load_game(session, code=game.watch_code)
+    assert not seen.can_edit
+    assert seen.code == game.watch_code
+    assert game.code not in repr(seen)
+    assert seen.players == game.players
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s, code: save_round(s, code=code, number=1, results=[OUT, typed(3), typed(4)]),
+        lambda s, code: finish_game(s, code=code),
+        lambda s, code: replace_keeper_code(s, code=code),
+    ],
+    ids=["save", "finish", "replace-code"],
+)
+def test_the_service_refuses_every_change_asked_with_the_watch_code(session, game, change):
+    with pytest.raises(ReadOnlyLink):
+        change(session, game.watch_code)
+    session.rollback()
+    after = load_game(session, code=game.code)
+    assert after.version == game.version
+    assert after.code == game.code
+    assert after.rounds_saved == 0 and not after.finished
+
+
+def test_an_unknown_code_is_not_found(session, game):
+    with pytest.raises(GameNotFound):
+        load_game(session, code="no-such-game")
+    with pytest.raises(GameNotFound):
+        save_round(session, code="no-such-game", number=1, results=[OUT, typed(3), typed(3)])
+
+
+def test_a_replaced_scorekeeper_code_stops_working_and_the_watch_code_stays(session, game):
+    fresh = replace_keeper_code(session, code=game.code)
+    assert fresh.code != game.code
+    assert fresh.watch_code == game.watch_code
+    assert fresh.version == game.version + 1
+    with pytest.raises(GameNotFound):
+        load_game(session, code=game.code)
+    assert load_game(session, code=fresh.code).can_edit
+
+
+# --- versions ---
+
+
+def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, game):
+    saved = save_round(
+        session, code=game.code, number=1, results=[OUT, typed(3), typed(4)], version=game.version
+    )
+    assert saved.version == game.version + 1
+    with pytest.raises(StaleVersion):
+        save_round(
+            session,
+            code=game.code,
+            number=1,
+            results=[typed(9), OUT, typed(4)],
+            version=game.version,
+        )
+    session.rollback()
+    assert load_game(session, code=game.code).rounds[0].scores == [0, 3, 4]
+    again = save_round(
+        session, code=game.code, number=1, results=[typed(9), OUT, typed(4)], version=saved.version
+    )
+    assert again.rounds[0].scores == [9, 0, 4]
+
+
+# --- round order ---
+
+
+def test_a_round_one_ahead_of_the_next_is_refused(session, game):
+    with pytest.raises(GameError, match="Save round 1 first"):
+        save_round(session, code=game.code, number=2, results=[OUT, typed(4), typed(4)])
+    session.rollback()
+    save_round(session, code=game.code, number=1, results=[OUT, typed(3), typed(3)])
+    with pytest.raises(GameError, match="Save round 2 first"):
+        save_round(session, code=game.code, number=3, results=[OUT, typed(5), typed(5)])
+    session.rollback()
+    state = load_game(session, code=game.code)
+    assert state.rounds_saved == 1
+    assert state.current_round.number == 2
+
+
+@pytest.mark.parametrize("number", [0, 12])
+def test_rounds_outside_the_game_do_not_exist(session, game, number):
+    with pytest.raises(NoSuchRound):
+        save_round(session, code=game.code, number=number, results=[OUT, typed(3), typed(3)])
+
+
+def test_the_last_round_finishes_the_game_and_no_round_follows(session, game):
+    state = play_rounds(session, game.code, 10)
+    assert not state.finished and state.current_round.number == 11
+    state = save_round(session, code=game.code, number=11, results=[OUT, typed(13), typed(20)])
+    assert state.finished and state.current_round is None
+    assert state.winners == [0]
+
+
+def test_a_finished_game_takes_corrections_but_no_new_rounds(session, game):
+    play_rounds(session, game.code, 2)
+    finished = finish_game(session, code=game.code)
+    assert finished.finished
+    with pytest.raises(GameError, match="game is over"):
+        save_round(session, code=game.code, number=3, results=[OUT, typed(5), typed(5)])
+    session.rollback()
+    corrected = save_round(session, code=game.code, number=2, results=[typed(4), OUT, typed(4)])
+    assert corrected.totals == [4, 3, 7]
+    assert corrected.finished
+
+
+def test_a_game_cannot_end_before_any_round(session, game):
+    with pytest.raises(GameError, match="at least one round"):
+        finish_game(session, code=game.code)
+    session.rollback()
+    assert not load_game(session, code=game.code).finished
+
+
+def test_finishing_twice_changes_nothing_the_second_time(session, game):
+    play_rounds(session, game.code, 1)
+    first = finish_game(session, code=game.code)
+    second = finish_game(session, code=game.code)
+    assert second.version == first.version and second.finished
+
+
+# --- corrections keep their history ---
+
+
+def score_rows(session, game_code):
+    """Every score row of round 1 ever saved, oldest first."""
+    return session.execute(
+        text(
+            "SELECT seat_score.position, seat_score.points, seat_score.replaced_at "
+            "FROM seat_score JOIN game_round ON game_round.id = seat_score.round_id "
+            "JOIN game ON game.id = game_round.game_id "
+            "WHERE game.code = :code AND game_round.number = 1 "
+            "ORDER BY seat_score.id"
+        ),
+        {"code": game_code},
+    ).all()
+
+
+def test_a_correction_retires_the_old_scores_and_keeps_them_in_order(session, game):
+    save_round(session, code=game.code, number=1, results=[OUT, typed(3), typed(4)])
+    save_round(session, code=game.code, number=1, results=[typed(5), OUT, typed(6)])
+    corrected = save_round(session, code=game.code, number=1, results=[typed(7), typed(8), OUT])
+    assert corrected.rounds[0].scores == [7, 8, 0]
+    assert corrected.rounds[0].went_out == 2
+    rows = score_rows(session, game.code)
+    assert [(r.position, r.points) for r in rows] == [
+        (0, 0), (1, 3), (2, 4), (0, 5), (1, 0), (2, 6), (0, 7), (1, 8), (2, 0)
+    ]  # fmt: skip
+    retired = [r.replaced_at is not None for r in rows]
+    assert retired == [True] * 6 + [False] * 3
+    assert rows[0].replaced_at <= rows[3].replaced_at
+
+
+def test_scores_are_read_by_seat_whatever_order_the_rows_were_written_in(session, game):
+    state = save_round(session, code=game.code, number=1, results=[OUT, typed(3), typed(4)])
+    # Write the current rows again in reverse seat order: the sheet must not follow row order.
+    session.execute(
+        text(
+            "UPDATE seat_score SET position = 2 - position "
+            "WHERE round_id = (SELECT id FROM game_round WHERE number = 1)"
+        )
+    )
+    session.commit()
+    assert load_game(session, code=game.code).rounds[0].scores == [4, 3, 0]
+    assert state.rounds[0].scores == [0, 3, 4]
+
+
+def test_cards_are_kept_for_the_seats_that_held_them(session, game):
+    state = save_round(
+        session, code=game.code, number=1, results=[OUT, held("5R", "JOKER"), typed(9)]
+    )
+    entries = state.rounds[0].entries
+    assert [c.code for c in entries[1].cards] == ["5R", "JOKER"]
+    assert entries[1].points == 55
+    assert entries[0].cards is None and entries[0].went_out
+    assert entries[2].cards is None and entries[2].points == 9
+    empty = save_round(session, code=game.code, number=1, results=[OUT, held(), typed(9)])
+    assert empty.rounds[0].entries[1].cards == ()
+
+
+# --- the rules, through the service ---
+
+
+def test_a_seat_that_went_out_with_points_is_refused(session, game):
+    with pytest.raises(RoundError) as refused:
+        save_round(
+            session,
+            code=game.code,
+            number=1,
+            results=[SeatResult(went_out=True, points=5), typed(3), typed(3)],
+        )
+    assert "Ann went out" in str(refused.value)
+    session.rollback()
+    assert load_game(session, code=game.code).rounds_saved == 0
+
+
+def test_exactly_ten_of_a_rank_fit_one_box_and_eleven_do_not(session):
+    game = create_game(session, players=["Ann", "Ben", "Cy", "Dee"])
+    play_rounds(session, game.code, 2, seat_count=4)
+    ten = [OUT, held(*["K"] * 5), held(*["K"] * 5), held()]
+    state = save_round(session, code=game.code, number=3, results=ten)
+    assert state.rounds[2].scores == [0, 65, 65, 0]
+    eleven = [OUT, held(*["K"] * 5), held(*["K"] * 5), held("K")]
+    with pytest.raises(RoundError, match="11 Kings"):
+        save_round(session, code=game.code, number=3, results=eleven)
+
+
+def test_names_are_cleaned_and_checked(session):
+    state = create_game(session, players=["  Ann\u200b ", "Ben  Lee"])
+    assert state.players == ("Ann", "Ben Lee")
+    with pytest.raises(GameError, match="different name"):
+        create_game(session, players=["Ann", "ANN"])
+    with pytest.raises(GameError, match="2 to 14"):
+        create_game(session, players=["Ann"])
+    with pytest.raises(GameError, match="first dealer"):
+        create_game(session, players=["Ann", "Ben"], first_dealer=2)
