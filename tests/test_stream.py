@@ -4,10 +4,15 @@ import http.client
 import json
 import re
 import time
+from dataclasses import replace
 
 import pytest
 
+from sqlmodel import Session
+
 from app import live
+from app.db import make_engine
+from app.games import load_game
 from tests.conftest import went_out_first
 from tests.server import LiveServer
 
@@ -15,7 +20,10 @@ from tests.server import LiveServer
 @pytest.fixture
 def server(tmp_path):
     running = LiveServer(f"sqlite:///{tmp_path}/stream.db").start()
+    running.viewers = []
     yield running
+    for viewer in running.viewers:  # closed even when a test failed half-way
+        viewer.close()
     running.stop()
 
 
@@ -36,6 +44,7 @@ class Viewer:
         self.connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
         self.connection.request("GET", f"/g/{code}/events", headers={"HX-Request": "true"})
         self.response = self.connection.getresponse()
+        server.viewers.append(self)
 
     def next_event(self):
         """The next event; AssertionError if the stream ends first (never waits forever)."""
@@ -136,3 +145,65 @@ def test_a_replaced_scorekeeper_link_stops_streaming(server):
     assert viewer.response.read() == b""  # the stream ends without showing the new code
     assert fresh["code"] != game["code"]
     viewer.close()
+
+
+def test_the_watchers_stream_never_carries_the_scorekeeper_code(server):
+    _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
+    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
+    keeper = Viewer(server, game["code"])
+    assert game["code"] in "".join(keeper.next_event()["data"])  # the keeper's view, first
+    watcher = Viewer(server, game["watch_code"])
+    first = "".join(watcher.next_event()["data"])
+    assert game["code"] not in first and "Correct round" not in first
+    call(server, "PUT", f"/api/games/{game['code']}/rounds/2", {"results": went_out_first(2)})
+    assert "Correct round 2" in "".join(keeper.next_event()["data"])
+    update = "".join(watcher.next_event()["data"])
+    assert "Fives are wild" in update
+    assert game["code"] not in update and "Correct round" not in update
+    keeper.close()
+    watcher.close()
+
+
+def test_a_save_in_one_game_never_reaches_another_games_stream(server):
+    _, ours = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
+    _, theirs = call(server, "POST", "/api/games", {"players": ["Xavier", "Yolanda"]})
+    watcher = Viewer(server, ours["watch_code"])
+    watcher.next_event()
+    for number in (1, 2):
+        path = f"/api/games/{theirs['code']}/rounds/{number}"
+        call(server, "PUT", path, {"results": went_out_first(2, points=[0, 33])})
+    call(server, "PUT", f"/api/games/{ours['code']}/rounds/1", {"results": went_out_first(2)})
+    update = watcher.next_event()
+    data = "".join(update["data"])
+    assert update["id"] == str(ours["version"] + 1)
+    assert "Ann" in data and "Xavier" not in data and "33" not in data
+    watcher.close()
+
+
+def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server, tmp_path):
+    _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
+    watcher = Viewer(server, game["watch_code"])
+    assert watcher.next_event()["id"] == "1"
+    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
+    assert watcher.next_event()["id"] == "2"
+    # A publish that comes late (a slower save from before) carries an older state.
+    engine = make_engine(f"sqlite:///{tmp_path}/stream.db")
+    with Session(engine) as session:
+        older = load_game(session, code=game["code"])
+    engine.dispose()
+    call(server, "PUT", f"/api/games/{game['code']}/rounds/2", {"results": went_out_first(2)})
+    live.publish(game["watch_code"], replace(older, version=1))
+    live.publish(game["watch_code"], replace(older, version=2))
+    call(server, "PUT", f"/api/games/{game['code']}/rounds/3", {"results": went_out_first(2)})
+    ids = [watcher.next_event()["id"], watcher.next_event()["id"]]
+    assert ids == ["3", "4"]
+    watcher.close()
+
+
+def test_the_stream_answers_with_the_security_headers(server):
+    _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
+    watcher = Viewer(server, game["watch_code"])
+    assert watcher.response.getheader("x-content-type-options") == "nosniff"
+    assert watcher.response.getheader("referrer-policy") == "no-referrer"
+    assert "frame-ancestors 'none'" in watcher.response.getheader("content-security-policy")
+    watcher.close()
