@@ -1,15 +1,18 @@
 """Migrations keep every saved game, and the app will not run on a newer database."""
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from fastapi.testclient import TestClient
 from sqlalchemy import text
-from sqlmodel import Session
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, SQLModel
 
 from app.db import make_engine
-from app.games import load_game
+from app.games import create_game, load_game
 from app.main import create_app
-from app.migrate import DatabaseTooNew, alembic_config, upgrade_to_head
+from app.migrate import DatabaseTooNew, alembic_config, downgrade_to, upgrade_to_head
 from tests.conftest import test_settings
 
 FIRST_REVISION = "0001"
@@ -89,3 +92,123 @@ def test_start_creates_the_tables(tmp_path):
         assert db.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert db.execute(text("PRAGMA foreign_keys")).scalar() == 1
     engine.dispose()
+
+
+def games_at_first_revision(engine, count):
+    """count games written the way revision 0001 stored them, each with its own round 1."""
+    with engine.begin() as db:
+        for game_id in range(1, count + 1):
+            db.execute(
+                text(
+                    "INSERT INTO game (id, code, first_dealer, created_at, version) "
+                    "VALUES (:id, :code, 0, '2026-01-01 20:00:00', 2)"
+                ),
+                {"id": game_id, "code": f"keeper-code-{game_id}"},
+            )
+            for position, name in enumerate(["Ann", "Ben"]):
+                db.execute(
+                    text("INSERT INTO seat (game_id, position, name) VALUES (:g, :p, :n)"),
+                    {"g": game_id, "p": position, "n": f"{name}{game_id}"},
+                )
+            for number in range(1, 12):
+                db.execute(
+                    text(
+                        "INSERT INTO game_round (game_id, number, cards_dealt, wild_rank, "
+                        "dealer) VALUES (:g, :n, :c, :c, :d)"
+                    ),
+                    {"g": game_id, "n": number, "c": number + 2, "d": (number - 1) % 2},
+                )
+            round_id = db.execute(
+                text("SELECT id FROM game_round WHERE game_id = :g AND number = 1"), {"g": game_id}
+            ).scalar()
+            for position, points in enumerate([0, 10 * game_id]):
+                db.execute(
+                    text(
+                        "INSERT INTO seat_score (round_id, position, points, went_out, "
+                        "saved_at) VALUES (:r, :p, :pts, :o, '2026-01-01 20:10:00')"
+                    ),
+                    {"r": round_id, "p": position, "pts": points, "o": position == 0},
+                )
+
+
+def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/several.db")
+    upgrade_to_head(engine, revision=FIRST_REVISION)
+    games_at_first_revision(engine, 4)
+    upgrade_to_head(engine)
+    watch_codes = set()
+    with Session(engine) as session:
+        for game_id in range(1, 5):
+            state = load_game(session, code=f"keeper-code-{game_id}")
+            assert state.players == (f"Ann{game_id}", f"Ben{game_id}")
+            assert state.totals == [0, 10 * game_id]
+            assert state.current_round.number == 2
+            assert len(state.watch_code) >= 22
+            watched = load_game(session, code=state.watch_code)
+            assert watched.players == state.players and not watched.can_edit
+            watch_codes.add(state.watch_code)
+    assert len(watch_codes) == 4, "every game needs its own watch code"
+    engine.dispose()
+
+
+def columns(engine, table):
+    with engine.connect() as db:
+        return {row[1] for row in db.execute(text(f"PRAGMA table_info({table})"))}
+
+
+def tables(engine):
+    with engine.connect() as db:
+        rows = db.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        return {row[0] for row in rows} - {"alembic_version"}
+
+
+def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/down.db")
+    upgrade_to_head(engine, revision=FIRST_REVISION)
+    games_at_first_revision(engine, 2)
+    upgrade_to_head(engine)
+    assert "watch_code" in columns(engine, "game")
+
+    downgrade_to(engine, FIRST_REVISION)
+    assert "watch_code" not in columns(engine, "game")
+    with engine.connect() as db:
+        assert db.execute(text("SELECT count(*) FROM seat_score")).scalar() == 4
+    upgrade_to_head(engine)
+    with Session(engine) as session:
+        state = load_game(session, code="keeper-code-2")
+        assert state.totals == [0, 20]
+        assert load_game(session, code=state.watch_code).players == ("Ann2", "Ben2")
+
+    downgrade_to(engine, "base")
+    assert tables(engine) == set()
+    upgrade_to_head(engine)
+    assert tables(engine) == {"game", "seat", "game_round", "seat_score"}
+    with Session(engine) as session:
+        fresh = create_game(session, players=["Ann", "Ben"])
+        assert load_game(session, code=fresh.watch_code).players == ("Ann", "Ben")
+    engine.dispose()
+
+
+def test_two_games_can_never_share_a_code(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/unique.db")
+    upgrade_to_head(engine)
+    insert = text(
+        "INSERT INTO game (code, watch_code, first_dealer, created_at, version) "
+        "VALUES (:code, :watch, 0, '2026-01-01 20:00:00', 1)"
+    )
+    with engine.begin() as db:
+        db.execute(insert, {"code": "same-code", "watch": "watch-1"})
+    for clash in ({"code": "same-code", "watch": "watch-2"}, {"code": "other", "watch": "watch-1"}):
+        with pytest.raises(IntegrityError), engine.begin() as db:
+            db.execute(insert, clash)
+    engine.dispose()
+
+
+def test_the_models_and_the_migrations_describe_the_same_schema(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/compare.db")
+    upgrade_to_head(engine)
+    with engine.connect() as db:
+        context = MigrationContext.configure(db, opts={"compare_type": True})
+        differences = compare_metadata(context, SQLModel.metadata)
+    engine.dispose()
+    assert differences == []

@@ -7,7 +7,6 @@ import time
 from dataclasses import replace
 
 import pytest
-
 from sqlmodel import Session
 
 from app import live
