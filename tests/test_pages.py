@@ -4,7 +4,9 @@ import re
 
 import pytest
 
-from tests.html import elements, visible_text
+from tests.html import elements, parse, visible_text
+
+FRAGMENT = {"HX-Request": "true", "HX-Request-Type": "partial"}
 
 
 def round_form(seat_count, **fields):
@@ -250,3 +252,40 @@ def test_pages_keep_links_private_and_scripts_out_of_line(client):
     assert response.headers["referrer-policy"] == "no-referrer"
     assert "script-src 'self'" in response.headers["content-security-policy"]
     assert "unsafe-inline" not in response.headers["content-security-policy"]
+
+
+def posted_back(html):
+    """The fields a browser would send when this form is submitted again as it stands."""
+    fields = {}
+    for tag, attrs in parse(html).elements:
+        name = attrs.get("name")
+        if tag != "input" or not name or attrs.get("type") == "submit":
+            continue
+        if attrs.get("type") in ("radio", "checkbox") and "checked" not in attrs:
+            continue
+        fields[name] = attrs.get("value", "")
+    return fields
+
+
+@pytest.mark.parametrize("page", ["round", "game"])
+def test_after_someone_else_saved_the_refused_form_saves_on_the_second_try(client, new_game, page):
+    game = new_game()
+    code = game["code"]
+    # Another phone saves round 1 while this one is still typing.
+    other = client.put(
+        f"/api/games/{code}/rounds/1",
+        json={"results": [{"went_out": True}, {"points": 3}, {"points": 4}]},
+    )
+    assert other.status_code == 200
+    mine = round_form(3, went_out="1", points_0="9", points_2="8", version=str(game["version"]))
+    if page == "round":
+        del mine["from"]
+    refused = client.post(f"/g/{code}/rounds/1", data=mine, headers=FRAGMENT)
+    assert refused.status_code == 409
+    assert "changed this game" in visible_text(refused.text)
+    again = posted_back(refused.text)
+    assert again["points_0"] == "9" and again["points_2"] == "8" and again["went_out"] == "1"
+    assert again["version"] == str(other.json()["version"])
+    saved = client.post(f"/g/{code}/rounds/1", data=again, follow_redirects=False)
+    assert saved.status_code == 303
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [9, 0, 8]

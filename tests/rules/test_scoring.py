@@ -187,3 +187,61 @@ def test_went_out_player_has_no_cards():
                 SeatResult(points=4),
             ]
         )
+
+
+def test_a_seat_that_went_out_cannot_also_hold_points_or_cards():
+    for result in (
+        SeatResult(went_out=True, points=5),
+        SeatResult(went_out=True, cards=cards("4")),
+    ):
+        with pytest.raises(RoundError) as caught:
+            play([result, SeatResult(points=3), SeatResult(points=4)])
+        assert caught.value.seat_errors == {0: "Ann went out, so Ann has no cards left."}
+
+
+def test_went_out_with_zero_points_is_still_a_clean_round():
+    outcome = play(
+        [SeatResult(went_out=True, points=0), SeatResult(points=3), SeatResult(points=4)]
+    )
+    assert outcome.scores == [0, 3, 4] and outcome.went_out == 0
+
+
+def test_exactly_ten_of_a_rank_fit_one_box_and_eleven_do_not():
+    names = ["Ann", "Ben", "Cy", "Dee"]
+
+    def kings(*counts):
+        return [SeatResult(went_out=True)] + [SeatResult(cards=cards(*["K"] * n)) for n in counts]
+
+    one_box = Decks(1)
+    outcome = score_round(
+        kings(5, 5, 0), seat_names=names, cards_dealt=5, wild_rank=5, decks=one_box
+    )
+    assert outcome.scores == [0, 65, 65, 0]
+    with pytest.raises(RoundError) as caught:
+        score_round(kings(5, 5, 1), seat_names=names, cards_dealt=5, wild_rank=5, decks=one_box)
+    assert caught.value.table_errors == ["11 Kings across the table, but the decks hold only 10."]
+
+
+def test_exactly_two_of_a_card_fit_one_box_and_three_do_not():
+    names = ["Ann", "Ben", "Cy"]
+    two = [SeatResult(went_out=True), SeatResult(cards=cards("KH", "KH")), SeatResult(cards=())]
+    assert play(two).scores == [0, 26, 0]
+    three = [
+        SeatResult(went_out=True),
+        SeatResult(cards=cards("KH", "KH")),
+        SeatResult(cards=cards("KH")),
+    ]
+    with pytest.raises(RoundError) as caught:
+        score_round(three, seat_names=names, cards_dealt=3, wild_rank=3, decks=Decks(1))
+    assert caught.value.table_errors == ["3 of the King of hearts, but the decks hold only 2."]
+
+
+def test_jokers_fit_up_to_the_decks_count():
+    six = [SeatResult(went_out=True), SeatResult(cards=cards("JOKER", "JOKER", "JOKER"))]
+    six.append(SeatResult(cards=cards("JOKER", "JOKER", "JOKER")))
+    assert play(six).scores == [0, 150, 150]
+    seven = [*six[:2], SeatResult(cards=cards("JOKER", "JOKER", "JOKER", "JOKER"))]
+    with pytest.raises(RoundError, match="7 jokers across the table, but the decks hold only 6"):
+        score_round(
+            seven, seat_names=["Ann", "Ben", "Cy"], cards_dealt=4, wild_rank=4, decks=Decks(1)
+        )
