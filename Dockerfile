@@ -20,7 +20,7 @@ RUN groupadd --system --gid 10001 crownkeeper \
 
 WORKDIR /app
 
-COPY pyproject.toml README.md alembic.ini ./
+COPY pyproject.toml constraints.txt README.md alembic.ini ./
 COPY app/ app/
 COPY templates/ templates/
 COPY static/ static/
@@ -28,8 +28,9 @@ COPY migrations/ migrations/
 
 # Installs the dependencies (and a copy of the package). `python -m app` below runs from
 # WORKDIR, so /app/app is imported first and finds templates/, static/ and migrations/ here.
+# constraints.txt pins every version (`make lock`), so a rebuild installs what CI tested.
 # tests/test_container.py runs this same command in a fresh virtualenv.
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir -c constraints.txt .
 
 ENV DATABASE_URL=sqlite:////data/crownkeeper.db \
     HOST=0.0.0.0 \

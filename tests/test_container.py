@@ -143,6 +143,7 @@ def run(command: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> s
     return output
 
 
+@pytest.mark.timeout(900)  # a fresh virtualenv and pip install: minutes on a busy machine
 def test_installed_like_the_image_the_app_serves(tmp_path: Path) -> None:
     workdir = tmp_path / "app"  # /app in the image
     workdir.mkdir()
@@ -177,15 +178,24 @@ def test_installed_like_the_image_the_app_serves(tmp_path: Path) -> None:
 
     command = exec_form(arguments("CMD")[-1])
     command = [str(python) if word == "python" else word for word in command]
-    base = f"http://127.0.0.1:{env['PORT']}"
     log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        server = subprocess.Popen(command, cwd=workdir, env=env, stdout=log, stderr=log)
+
+    def log_text() -> str:
+        return log_path.read_text(encoding="utf-8", errors="replace")[-4000:]
+
+    # The server binds the port itself; should another process take it first, try another.
+    for _attempt in range(3):
+        with log_path.open("wb") as log:
+            server = subprocess.Popen(command, cwd=workdir, env=env, stdout=log, stderr=log)
+        try:
+            server.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            break
+        if "address already in use" not in log_text().lower():
+            break
+        env["PORT"] = str(free_port())
+    base = f"http://127.0.0.1:{env['PORT']}"
     try:
-
-        def log_text() -> str:
-            return log_path.read_text(encoding="utf-8", errors="replace")[-4000:]
-
         deadline = time.monotonic() + START_TIMEOUT
         health = (0, "", "")
         while time.monotonic() < deadline:
