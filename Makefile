@@ -31,14 +31,13 @@ $(VENV)/.installed-mutation: $(VENV)/.installed-test
 	$(PIP) install -c $(CONSTRAINTS) -e '.[test,mutation]'
 	@touch $@
 
-# Pin what a fresh install picks today: names and versions only, for every extra.
+# Pin what a fresh install picks today (every extra): one name==version a line, nothing else.
 lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/python -m pip --quiet --disable-pip-version-check install '.[test,mutation]'
-	{ echo "# Written by \`make lock\` from a fresh install; used with pyproject's ranges."; \
-	  .lock-venv/bin/python -m pip list --format=freeze --exclude-editable \
-		| grep -viE '^(crownkeeper|pip|setuptools|wheel)==' | LC_ALL=C sort -f; } > $(CONSTRAINTS)
+	set -o pipefail; .lock-venv/bin/python -m pip list --format=freeze --exclude-editable \
+		| grep -viE '^(crownkeeper|pip|setuptools|wheel)==' | LC_ALL=C sort -f > $(CONSTRAINTS)
 	rm -rf .lock-venv build *.egg-info
 
 # --- serve ---
@@ -83,8 +82,9 @@ test: $(VENV)/.installed-test chromium
 
 # --- mutation testing (not part of `make test`; CPU-heavy): share of mutants killed ---
 
+PACKAGES ?=
 mutation: $(VENV)/.installed-mutation
-	$(BIN)/python scripts/mutation.py
+	$(BIN)/python scripts/mutation.py $(PACKAGES)
 
 # --- htmx, vendored into static/vendor/ ---
 

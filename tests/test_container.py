@@ -153,7 +153,7 @@ def test_installed_like_the_image_the_app_serves(tmp_path: Path) -> None:
     for name in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"):
         base_env.pop(name, None)
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", str(venv)], tmp_path, 120, base_env)
+    run([sys.executable, "-m", "venv", str(venv)], tmp_path, 300, base_env)
     python = venv / "bin" / "python"
     pip = [str(python), "-m", "pip", *pip_install_command()]
     run(pip, workdir, 300, base_env)
