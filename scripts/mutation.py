@@ -3,6 +3,7 @@ per package, the share of those mutants the fast suite kills, listing each survi
 
     python scripts/mutation.py               # every package
     python scripts/mutation.py rules live    # some of them
+    python scripts/mutation.py --report      # the figures from the runs so far, no new run
 
 Not part of `make test`: it takes a long while on two cores (MUTATION_JOBS=2 by default).
 Results are kept in mutants/, so a second run only retries what changed. README.md gives the
@@ -46,13 +47,13 @@ def in_package(name: str, package: str) -> bool:
     return any(fnmatch.fnmatch(name, pattern) for pattern in PACKAGES[package])
 
 
-def main(chosen: list[str]) -> int:
+def main(chosen: list[str], *, run: bool = True) -> int:
     unknown = [name for name in chosen if name not in PACKAGES]
     if unknown:
         print(f"unknown package {', '.join(unknown)}; choose from {', '.join(PACKAGES)}")
         return 2
     jobs = os.environ.get("MUTATION_JOBS", "2")
-    for package in chosen:
+    for package in chosen if run else []:
         print(f"--- mutating {package} ---", flush=True)
         subprocess.run(
             [*MUTMUT, "run", "--max-children", jobs, *PACKAGES[package]], cwd=ROOT, check=True
@@ -77,4 +78,7 @@ def main(chosen: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or list(PACKAGES)))
+    arguments = sys.argv[1:]
+    report_only = "--report" in arguments
+    names = [word for word in arguments if word != "--report"]
+    sys.exit(main(names or list(PACKAGES), run=not report_only))

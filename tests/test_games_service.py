@@ -82,8 +82,10 @@ def test_the_watch_code_reads_the_game_but_shows_no_scorekeeper_code(session, ga
     ids=["save", "finish", "replace-code"],
 )
 def test_the_service_refuses_every_change_asked_with_the_watch_code(session, game, change):
-    with pytest.raises(ReadOnlyLink):
+    with pytest.raises(ReadOnlyLink) as refused:
         change(session, game.watch_code)
+    assert str(refused.value) == ReadOnlyLink.message
+    assert ReadOnlyLink.message.startswith("This is a watch link: it shows the game but cannot")
     session.rollback()
     after = load_game(session, code=game.code)
     assert after.version == game.version
@@ -116,7 +118,7 @@ def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, gam
         session, code=game.code, number=1, results=[OUT, typed(3), typed(4)], version=game.version
     )
     assert saved.version == game.version + 1
-    with pytest.raises(StaleVersion):
+    with pytest.raises(StaleVersion) as refused:
         save_round(
             session,
             code=game.code,
@@ -124,6 +126,9 @@ def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, gam
             results=[typed(9), OUT, typed(4)],
             version=game.version,
         )
+    assert str(refused.value) == (
+        "Someone else changed this game a moment ago. Check the sheet, then save again."
+    )
     session.rollback()
     assert load_game(session, code=game.code).rounds[0].scores == [0, 3, 4]
     again = save_round(
@@ -136,8 +141,9 @@ def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, gam
 
 
 def test_a_round_one_ahead_of_the_next_is_refused(session, game):
-    with pytest.raises(GameError, match="Save round 1 first"):
+    with pytest.raises(GameError) as refused:
         save_round(session, code=game.code, number=2, results=[OUT, typed(4), typed(4)])
+    assert str(refused.value) == "Save round 1 first: rounds are saved in order."
     session.rollback()
     save_round(session, code=game.code, number=1, results=[OUT, typed(3), typed(3)])
     with pytest.raises(GameError, match="Save round 2 first"):
@@ -166,8 +172,11 @@ def test_a_finished_game_takes_corrections_but_no_new_rounds(session, game):
     play_rounds(session, game.code, 2)
     finished = finish_game(session, code=game.code)
     assert finished.finished
-    with pytest.raises(GameError, match="game is over"):
+    with pytest.raises(GameError) as refused:
         save_round(session, code=game.code, number=3, results=[OUT, typed(5), typed(5)])
+    assert str(refused.value) == (
+        "This game is over: no new round can be saved. Corrections still can."
+    )
     session.rollback()
     corrected = save_round(session, code=game.code, number=2, results=[typed(4), OUT, typed(4)])
     assert corrected.totals == [4, 3, 7]
@@ -175,15 +184,19 @@ def test_a_finished_game_takes_corrections_but_no_new_rounds(session, game):
 
 
 def test_a_game_cannot_end_before_any_round(session, game):
-    with pytest.raises(GameError, match="at least one round"):
+    with pytest.raises(GameError) as refused:
         finish_game(session, code=game.code)
+    assert str(refused.value) == (
+        "Save at least one round before ending the game: nobody has won yet."
+    )
     session.rollback()
     assert not load_game(session, code=game.code).finished
 
 
 def test_finishing_twice_changes_nothing_the_second_time(session, game):
-    play_rounds(session, game.code, 1)
+    before = play_rounds(session, game.code, 1)
     first = finish_game(session, code=game.code)
+    assert first.version == before.version + 1
     second = finish_game(session, code=game.code)
     assert second.version == first.version and second.finished
 
