@@ -1,7 +1,6 @@
 """The round loop at the table: a save says what happened, nothing tapped is lost, an
 empty seat is not a silent 0, and two scorekeeper phones never overwrite each other."""
 
-import os
 import re
 
 import pytest
@@ -11,7 +10,6 @@ from tests.browser.conftest import PHONE
 from tests.browser.test_play import expect_total
 
 pytestmark = pytest.mark.browser
-SHOTS = os.environ.get("SHOTS", "screenshots")
 NAMES = ["Ann", "Ben", "Cy"]
 
 
@@ -32,7 +30,9 @@ def expect_saved(page, number, next_wild):
     expect(page.get_by_role("heading", name=f"{next_wild} are wild")).to_be_visible()
 
 
-def test_a_save_says_so_brings_the_status_up_and_readies_the_next_round(phone, live_server):
+def test_a_save_says_so_brings_the_status_up_and_readies_the_next_round(
+    phone, live_server, screenshots
+):
     open_game(phone, live_server.url)
     expect(phone.get_by_role("heading", name="Enter round 1")).to_be_visible()
     phone.get_by_label("Ann went out").check()
@@ -40,7 +40,7 @@ def test_a_save_says_so_brings_the_status_up_and_readies_the_next_round(phone, l
     tap(phone, "Cy", "King")
     phone.get_by_role("button", name="Save round 1").click()
     expect_saved(phone, 1, "Fours")
-    phone.screenshot(path=f"{SHOTS}/round-saved.png")
+    phone.screenshot(path=screenshots / "round-saved.png")
     assert phone.evaluate("document.activeElement.id") == "status"
     top = phone.evaluate("document.getElementById('status').getBoundingClientRect().top")
     assert -2 <= top < 60
@@ -49,13 +49,13 @@ def test_a_save_says_so_brings_the_status_up_and_readies_the_next_round(phone, l
     expect(phone.get_by_role("status").filter(has_text="Round 1 saved")).to_be_hidden(timeout=9000)
 
 
-def test_a_reload_restores_the_taps_until_the_round_is_saved(phone, live_server):
+def test_a_reload_restores_the_taps_until_the_round_is_saved(phone, live_server, screenshots):
     open_game(phone, live_server.url)
     phone.get_by_label("Ann went out").check()
     tap(phone, "Ben", "Queen", "Seven")
     phone.reload()
     expect(phone.get_by_text("Restored entries you had not saved yet")).to_be_visible()
-    phone.screenshot(path=f"{SHOTS}/round-restored.png")
+    phone.screenshot(path=screenshots / "round-restored.png")
     expect(phone.get_by_label("Ben's points")).to_have_text("19")
     expect(phone.get_by_label("Ann went out")).to_be_checked()
     phone.get_by_role("button", name="Clear them").click()
@@ -110,7 +110,9 @@ def test_a_double_tap_on_save_sends_one_request(phone, live_server):
 
 
 @pytest.mark.parametrize("failure", ["network", "server"])
-def test_a_failed_save_says_so_at_the_button_and_keeps_every_tap(phone, live_server, failure):
+def test_a_failed_save_says_so_at_the_button_and_keeps_every_tap(
+    phone, live_server, failure, screenshots
+):
     open_game(phone, live_server.url)
     phone.get_by_label("Ann went out").check()
     tap(phone, "Ben", "Queen", "Joker")
@@ -126,7 +128,7 @@ def test_a_failed_save_says_so_at_the_button_and_keeps_every_tap(phone, live_ser
     phone.get_by_role("button", name="Save round 1").click()
     alert = phone.get_by_role("alert").filter(has_text="Round 1 is not saved")
     expect(alert).to_be_visible()
-    phone.screenshot(path=f"{SHOTS}/round-save-failed-{failure}.png")
+    phone.screenshot(path=screenshots / f"round-save-failed-{failure}.png")
     save_box = phone.get_by_role("button", name="Save round 1").bounding_box()
     alert_box = alert.bounding_box()
     assert 0 <= save_box["y"] - (alert_box["y"] + alert_box["height"]) < 40
@@ -153,7 +155,7 @@ def test_end_the_game_now_lands_on_the_finished_page(phone, live_server):
     assert "application/json" not in phone.evaluate("document.contentType")
 
 
-def test_an_empty_seat_is_refused_until_it_is_marked(phone, live_server):
+def test_an_empty_seat_is_refused_until_it_is_marked(phone, live_server, screenshots):
     open_game(phone, live_server.url)
     phone.get_by_label("Ann went out").check()
     tap(phone, "Ben", "Queen")
@@ -162,7 +164,7 @@ def test_an_empty_seat_is_refused_until_it_is_marked(phone, live_server):
     expect(message).to_be_visible()
     cy = phone.get_by_role("group", name=re.compile("^Cy"))
     expect(cy.get_by_text("Did Cy go out too?")).to_be_visible()
-    phone.screenshot(path=f"{SHOTS}/round-empty-seat.png")
+    phone.screenshot(path=screenshots / "round-empty-seat.png")
     expect(phone.get_by_label("Ben's points")).to_have_text("12")
     phone.get_by_label("Cy laid everything down: 0").check()
     phone.get_by_role("button", name="Save round 1").click()
@@ -179,7 +181,9 @@ def second_phone(browser, url):
     return page
 
 
-def test_two_scorekeeper_phones_never_overwrite_each_other(phone, browser, live_server):
+def test_two_scorekeeper_phones_never_overwrite_each_other(
+    phone, browser, live_server, screenshots
+):
     game = open_game(phone, live_server.url)
     other = second_phone(browser, f"{live_server.url}/g/{game['code']}")
     try:
@@ -200,7 +204,7 @@ def test_two_scorekeeper_phones_never_overwrite_each_other(phone, browser, live_
         expect(ben.get_by_text("Saved by the other phone: went out")).to_be_visible()
         expect(phone.get_by_label("Ben's points")).to_have_text("13")
         phone.get_by_text("Another phone saved round 1 a moment ago").scroll_into_view_if_needed()
-        phone.screenshot(path=f"{SHOTS}/round-other-phone-saved.png")
+        phone.screenshot(path=screenshots / "round-other-phone-saved.png")
 
         with phone.expect_response(lambda r: "/rounds/1" in r.url) as first:
             phone.get_by_role("button", name="Save round 1").click()
@@ -212,7 +216,7 @@ def test_two_scorekeeper_phones_never_overwrite_each_other(phone, browser, live_
             re.compile(r"Ben\s*went out\s*13")
         )
         conflict.scroll_into_view_if_needed()
-        phone.screenshot(path=f"{SHOTS}/round-conflict.png")
+        phone.screenshot(path=screenshots / "round-conflict.png")
         with phone.expect_response(lambda r: "/rounds/1" in r.url) as again:
             phone.get_by_role("button", name="Save round 1").click()
         assert again.value.status == 409
