@@ -18,7 +18,7 @@ from .db import make_engine
 from .games import GameNotFound, NoSuchRound, ReadOnlyLink
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
-from .web import api, pages, stream
+from .web import api, pages, piles, stream
 
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
@@ -49,6 +49,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(piles.router)
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -127,8 +127,9 @@ def test_impossible_typed_points(points, message):
 
 
 def test_typed_points_up_to_the_most_the_hand_can_cost_are_taken():
-    outcome = play([SeatResult(went_out=True), SeatResult(points=150), SeatResult(points=3)])
-    assert outcome.scores == [0, 150, 3]
+    # Round 1: a single 3 would be wild (20), so 3 is out of reach; a single 4 is not.
+    outcome = play([SeatResult(went_out=True), SeatResult(points=150), SeatResult(points=4)])
+    assert outcome.scores == [0, 150, 4]
 
 
 def test_most_a_hand_can_cost():
