@@ -29,6 +29,7 @@ PAGE_WRITES = [
     ("post", "/g/{code}/scorekeeper-code", {}),
     ("get", "/g/{code}/rounds/1", None),
     ("post", "/g/{code}/tiebreak", {}),
+    ("get", "/g/{code}/players", None),
     ("post", "/g/{code}/players", {"name": "Eve", "start": "zero"}),
     ("post", "/g/{code}/players/1/leave", {}),
     ("post", "/g/{code}/piles/1", {"closed": "1"}),

@@ -265,6 +265,12 @@ def tiebreak_page(request: Request, code: Code, session: SessionDep) -> Response
     return redirect(request, request.url_for("game_page", code=code))
 
 
+@router.get("/g/{code}/players")
+def players_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Someone joins or leaves: from the next round on, the deal staying put."""
+    return _players_response(request, _load_for_edit(session, code))
+
+
 @router.post("/g/{code}/players")
 async def join_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Seat a new player from the next round on; a problem keeps what was typed."""
@@ -278,7 +284,7 @@ async def join_page(request: Request, code: Code, session: SessionDep) -> Respon
             join.error = str(error)
         else:
             return redirect(request, request.url_for("game_page", code=code))
-    return _game_response(request, state, join=join, status_code=422)
+    return _players_response(request, state, join=join, status_code=422)
 
 
 @router.post("/g/{code}/players/{seat}/leave")
@@ -289,7 +295,7 @@ def leave_page(request: Request, code: Code, seat: int, session: SessionDep) -> 
         remove_player(session, code=code, seat=seat)
     except GameError as error:
         session.rollback()
-        return _game_response(request, state, leave_error=str(error), status_code=422)
+        return _players_response(request, state, leave_error=str(error), status_code=422)
     return redirect(request, request.url_for("game_page", code=code))
 
 
@@ -382,8 +388,6 @@ def _game_response(
     state: GameState,
     *,
     form: RoundForm | None = None,
-    join: JoinForm | None = None,
-    leave_error: str = "",
     status_code: int = 200,
     saved_round: int | None = None,
 ) -> Response:
@@ -405,11 +409,26 @@ def _game_response(
         "decks": entry_round.decks if entry_round else state.decks,
         "share": share_links(request, state),
         "saved_round": saved_round,
-        "join": join or JoinForm(),
-        "leave_error": leave_error,
         "shared": request.query_params.get("shared") == "1",
     }
     return render(request, "game.html", context, block="game", status_code=status_code)
+
+
+def _players_response(
+    request: Request,
+    state: GameState,
+    *,
+    join: JoinForm | None = None,
+    leave_error: str = "",
+    status_code: int = 200,
+) -> Response:
+    context = {
+        "state": state,
+        "current": state.current_round,
+        "join": join or JoinForm(),
+        "leave_error": leave_error,
+    }
+    return render(request, "players.html", context, status_code=status_code)
 
 
 def share_links(request: Request, state: GameState) -> dict[str, str]:

@@ -117,7 +117,7 @@ def test_a_player_joins_and_another_leaves_mid_game(phone, live_server, screensh
     phone.goto(f"{live_server.url}/g/{code}")
     expect(phone.get_by_text("Cy deals · Ann plays first")).to_be_visible()
 
-    phone.get_by_text("Someone joins or leaves").click()
+    phone.get_by_role("link", name="Someone joins or leaves").click()
     phone.get_by_label("Name of the new player").fill("Eve")
     phone.get_by_label("Sits").select_option(label="before Ben")
     phone.get_by_label("the average total (33)").check()
@@ -128,7 +128,7 @@ def test_a_player_joins_and_another_leaves_mid_game(phone, live_server, screensh
     assert sheet_headers(phone)[:5] == ["Round", "Ann", "Eve joined: 33", "Ben", "Cy"]
     expect_total(phone, "Eve", 33)
 
-    phone.get_by_text("Someone joins or leaves").click()
+    phone.get_by_role("link", name="Someone joins or leaves").click()
     phone.get_by_role("button", name="Ben leaves the game").click()
     expect(phone.get_by_role("table", name="Score sheet")).to_contain_text("left")
     assert sheet_headers(phone)[3] == "Ben left"
