@@ -103,7 +103,7 @@ def test_an_upgraded_game_plays_on(tmp_path):
                 {"n": number, "c": number + 2, "d": (number - 1) % 2},
             )
     engine.dispose()
-    with TestClient(create_app(Settings(database_url=url))) as client:
+    with TestClient(create_app(test_settings(url))) as client:
         saved = client.put(
             "/api/games/oldgamecode/rounds/1",
             json={"results": [{"went_out": True}, {"points": 4}]},
