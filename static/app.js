@@ -54,16 +54,19 @@
       chip.setAttribute("aria-label", "remove " + look.name);
       container.append(chip);
     });
+    container.scrollLeft = container.scrollWidth;  // the newest chip in view
   }
 
   function drawChips(seat, cards) {
     drawChipRow(seat.querySelector(".chips"), cards, function (code, index) {
       var key = keyFor(seat, code);
+      var joker = code.toUpperCase() === "JOKER";
+      var rank = key ? key.firstChild.textContent : code;
       return {
         value: seat.dataset.seat + ":" + index,
-        className: "chip" + (code.toUpperCase() === "JOKER" ? " joker" : ""),
-        text: key ? key.firstChild.textContent + suitSymbol(code) : code,
-        name: key ? key.dataset.name + suitName(code) : code,
+        className: "chip" + (joker ? " joker" : "") + (key && key.classList.contains("wild") ? " wild" : ""),
+        text: rank + suitSymbol(code),
+        name: key ? key.dataset.name + suitName(code) + (joker ? "" : ", " + rank) : code,
       };
     });
   }
@@ -141,6 +144,14 @@
     setCards(seat, cards);
   }
 
+  // The whole-hand dialog opens on its first card, ready for the first tap.
+  function focusFirstCard(dialog) {
+    var keys = dialog.querySelectorAll(".suit-grid .key");
+    if (!keys.length) return;
+    makeRoving(keys);
+    keys[0].focus();
+  }
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest("form.entry button[name=add], form.entry button[name=remove]");
     if (!button) return;
@@ -206,6 +217,7 @@
     var element = event.target;
     if (!element.matches || !element.matches(".live")) return;
     var status = event.detail && event.detail.response ? event.detail.response.status : 0;
+    if (status === 410) { window.location.reload(); return; }  // the link was replaced: its page says so
     if (status === 404 || status === 403) { liveState(element, "closed"); return; }
     liveState(element, "reconnecting");
     setTimeout(function () { if (element.isConnected) window.htmx.process(element, true); }, 2000);
@@ -286,11 +298,13 @@
     form.querySelector("input.hand-cards").value = cards.join(",");
     drawChipRow(form.querySelector(".hand-chips"), cards, function (code, index) {
       var key = form.querySelector('.suit-grid button[value="' + code + '"]');
+      var rank = key ? key.dataset.rank : code;
       return {
         value: index,
-        className: "chip " + (key ? key.className.replace("key", "").replace("wild", "") : ""),
+        className: "chip " + (key ? key.className.replace("key", "") : ""),
         text: key ? key.textContent : code,
-        name: key ? key.getAttribute("aria-label") : code,
+        // "7 Seven of hearts" on the key, "remove Seven of hearts, 7" on the chip
+        name: !key ? code : rank === "JOKER" ? "Joker" : key.getAttribute("aria-label").slice(rank.length + 1) + ", " + rank,
       };
     });
     form.dispatchEvent(new Event("change", { bubbles: true }));
@@ -311,6 +325,7 @@
     event.target.form.querySelectorAll(".suit-grid .key").forEach(function (key) {
       key.classList.toggle("wild", key.dataset.rank === wild || key.dataset.rank === "JOKER");
     });
+    setHand(event.target.form, handCards(event.target.form));  // chips show the new wild rank
   });
 
   // Whole-hand mode: tap a player's whole hand, let the checker find the leftover, use it.
@@ -328,8 +343,8 @@
     var slot = form.querySelector(".picker-slot");
     dialog.showModal();
     // The suit grid is fetched the first time, to keep the game page light.
-    if (slot.querySelector(".suit-grid")) setHand(form, []);
-    else window.htmx.ajax("GET", form.dataset.picker, { target: slot, swap: "innerHTML" });
+    if (slot.querySelector(".suit-grid")) { setHand(form, []); focusFirstCard(dialog); }
+    else { dialog.dataset.focusFirst = 1; window.htmx.ajax("GET", form.dataset.picker, { target: slot, swap: "innerHTML" }); }
   });
   document.addEventListener("htmx:after:swap", function (event) {
     var dialog = event.target.closest && event.target.closest("dialog.whole-hand");
@@ -352,6 +367,10 @@
       setCards(handSeat, leftover);
     }
     dialog.close();
+  });
+  document.addEventListener("htmx:after:settle", function (event) {
+    var dialog = event.target.closest && event.target.closest("dialog.whole-hand");
+    if (dialog && dialog.dataset.focusFirst) { delete dialog.dataset.focusFirst; focusFirstCard(dialog); }
   });
   function showWholeHand() {
     document.querySelectorAll(".whole-hand-open[hidden]").forEach(function (b) { b.hidden = false; });
@@ -383,4 +402,39 @@
   document.addEventListener("DOMContentLoaded", roundEntryWanted);
   document.addEventListener("htmx:after:swap", roundEntryWanted);
   window.crownkeeper = { cardsOf: cardsOf, setCards: setCards, showWentOut: showWentOut, say: say };
+
+  // Keypads are one tab stop each: arrow keys, Home and End move between keys (roving tabindex).
+  var PADS = ".keypad, .suit-grid";
+  function makeRoving(keys, current) {
+    keys.forEach(function (key) { key.tabIndex = key === (current || keys[0]) ? 0 : -1; });
+  }
+  function rovingPads() {
+    document.querySelectorAll(PADS).forEach(function (pad) {
+      if (!pad.querySelector('.key[tabindex="0"]')) makeRoving(pad.querySelectorAll(".key"));
+    });
+  }
+  document.addEventListener("keydown", function (event) {
+    var key = event.target.closest && event.target.closest(".key");
+    var pad = key && key.closest(PADS);
+    if (!pad) return;
+    var keys = Array.from(pad.querySelectorAll(".key"));
+    var at = keys.indexOf(key);
+    var columns = getComputedStyle(pad).gridTemplateColumns.split(" ").length;
+    var step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: columns, ArrowUp: -columns, Home: -at, End: keys.length }[event.key];
+    if (step === undefined) return;
+    event.preventDefault();
+    var next = keys[Math.max(0, Math.min(keys.length - 1, at + step))];
+    makeRoving(keys, next);
+    next.focus();
+  });
+  document.addEventListener("DOMContentLoaded", rovingPads);
+  document.addEventListener("htmx:after:swap", rovingPads);
+
+  // The header's hand checker opens at the round on screen, also after a save or live update.
+  function handLinkRound() {
+    var status = document.querySelector(".status[data-round]");
+    var link = document.getElementById("hand-link");
+    if (status && link) link.search = "?round=" + status.dataset.round;
+  }
+  document.addEventListener("htmx:after:swap", handLinkRound);
 })();

@@ -237,7 +237,11 @@ def test_names_are_escaped(client, new_game):
 def test_unknown_pages_are_a_friendly_404(client, new_game, path):
     response = client.get(path.format(code=new_game()["code"]))
     assert response.status_code == 404
-    assert "Go to the start page" in visible_text(response.text)
+    text = visible_text(response.text)
+    assert "Go to the start page" in text
+    assert "Not found" in text
+    what = {"/nowhere": "There is no page at /nowhere.", "/g/{code}/rounds/12": "no round 12"}
+    assert what.get(path, "No game has the code nosuchgame") in text
 
 
 def test_rules_page_has_the_chart_and_the_scores(client):
