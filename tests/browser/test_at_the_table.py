@@ -332,6 +332,9 @@ def test_links_carry_the_round_and_never_a_loopback_address(phone, live_server):
     )
     open_entry(phone, 4)
     phone.get_by_label("Ann went out").check()
+    phone.get_by_role("group", name="Add a card to Ben's hand").get_by_role(
+        "button", name="K King", exact=True
+    ).click()
     phone.get_by_role("button", name="Save round 4").click()
     expect(phone.get_by_role("heading", name="Sevens are wild")).to_be_visible()
     expect(site.get_by_role("link", name="Hand checker")).to_have_attribute(
