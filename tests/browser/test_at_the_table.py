@@ -314,9 +314,10 @@ def test_the_watch_page_says_you_are_watching_at_the_top(phone, live_server):
 def test_an_open_page_of_a_replaced_link_says_so(phone, live_server):
     game = create(phone, live_server.url, ["Ann", "Ben"])
     phone.goto(f"{live_server.url}/g/{game['code']}")
-    expect(phone.get_by_role("status").filter(has_text="Live")).to_be_visible()
+    expect(phone.locator("#live")).to_have_attribute("data-sse", "open")  # the stream is up
     phone.request.post(f"{live_server.url}/api/games/{game['code']}/scorekeeper-code")
-    expect(phone.get_by_role("heading", name="This link was replaced")).to_be_visible()
+    replaced = phone.get_by_role("heading", name="This link was replaced")
+    expect(replaced).to_be_visible(timeout=10000)
     expect(phone.get_by_text("Reconnecting")).to_have_count(0)
     phone.get_by_role("link", name="Watch the game").click()
     expect(phone.get_by_text("You are watching")).to_be_visible()
