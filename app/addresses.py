@@ -79,7 +79,7 @@ def start_address(settings: Settings) -> str:
 def announce(settings: Settings, out: TextIO = sys.stdout) -> None:
     """Print where the phones go, and its QR code when out is a terminal."""
     address = start_address(settings)
-    if is_loopback(settings.host):
+    if is_loopback(settings.host) and not settings.public_url:
         print(f"Open {address} in this computer's browser (HOST keeps phones out).", file=out)
         return
     print(f"Open {address} on the phones at the table", file=out)

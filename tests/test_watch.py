@@ -162,7 +162,7 @@ def test_share_panel_never_offers_a_loopback_address(tmp_path, monkeypatch):
     from app import addresses
 
     monkeypatch.setattr(addresses, "lan_address", lambda: "192.168.1.20")
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path}/lan.db"))
+    app = create_app(test_settings(f"sqlite:///{tmp_path}/lan.db"))
     for base in ["http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000"]:
         with TestClient(app, base_url=base) as local:
             game = local.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
@@ -176,8 +176,8 @@ def test_share_panel_never_offers_a_loopback_address(tmp_path, monkeypatch):
 def test_public_url_is_the_address_shared(tmp_path):
     from fastapi.testclient import TestClient
 
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/public.db", public_url="http://cards.home:8080/"
+    settings = test_settings(
+        f"sqlite:///{tmp_path}/public.db", public_url="http://cards.home:8080/"
     )
     with TestClient(create_app(settings), base_url="http://127.0.0.1:8000") as local:
         game = local.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
