@@ -2,11 +2,13 @@
 
 import uvicorn
 
+from .addresses import announce
 from .config import settings
 
 
 def main() -> None:
     """Run the server (one process: SQLite and live updates want that)."""
+    announce(settings)
     uvicorn.run(
         "app.main:create_app",
         factory=True,

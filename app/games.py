@@ -3,6 +3,7 @@ joins the rules and storage."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import secrets
@@ -16,7 +17,7 @@ from sqlmodel import Session, col, or_, select
 
 from . import live
 from .db import begin_write
-from .models import Game, GameRound, Seat, SeatScore
+from .models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from .rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
 from .rules.schedule import (
     ROUND_ORDERS,
@@ -37,6 +38,17 @@ NAME_LENGTH = 30
 
 class GameNotFound(LookupError):
     """No game has that code."""
+
+
+class ReplacedLink(GameNotFound):
+    """A scorekeeper code that was replaced: it opens nothing, but can say so."""
+
+    def __init__(self, watch_code: str) -> None:
+        super().__init__(
+            "This scorekeeper link was replaced by a new one and no longer works. "
+            "Ask the scorekeeper for the new link, or follow the game with its watch link."
+        )
+        self.watch_code = watch_code
 
 
 class GameError(ValueError):
@@ -419,6 +431,8 @@ def replace_keeper_code(session: Session, *, code: str) -> GameState:
     """Give the game a new scorekeeper code; the old one stops working at once."""
     begin_write(session)
     game = _find(session, code)
+    assert game.id is not None
+    session.add(ReplacedCode(code_hash=code_hash(game.code), game_id=game.id))
     game.code = new_code()
     game.version += 1
     session.add(game)
@@ -731,9 +745,21 @@ def parse_cards(codes: Sequence[str]) -> tuple[Card, ...]:
     return tuple(parse_card(code) for code in codes)
 
 
+def code_hash(code: str) -> str:
+    """How a replaced code is kept: enough to recognise it, never enough to use it."""
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
 def _find(session: Session, code: str, *, for_edit: bool = True) -> Game:
     game = session.exec(select(Game).where(or_(Game.code == code, Game.watch_code == code))).first()
     if game is None:
+        replaced = session.exec(
+            select(Game)
+            .join(ReplacedCode, col(ReplacedCode.game_id) == col(Game.id))
+            .where(ReplacedCode.code_hash == code_hash(code))
+        ).first()
+        if replaced is not None:
+            raise ReplacedLink(replaced.watch_code)
         raise GameNotFound("No game has this code. Check the link, or start a new game.")
     if for_edit and code != game.code:
         raise ReadOnlyLink(ReadOnlyLink.message)

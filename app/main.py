@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from . import logs
 from .config import PROJECT_DIR, Settings, settings
 from .db import make_engine
-from .games import GameNotFound, NoSuchRound, ReadOnlyLink
+from .games import GameNotFound, NoSuchRound, ReadOnlyLink, ReplacedLink
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .web import api, pages, piles, stream
@@ -86,10 +86,17 @@ def _problem(request: Request, detail: str, status_code: int, **extra: object) -
     return pages.error_page(request, detail, status_code=status_code)
 
 
-GAME_PROBLEM_STATUS = {GameNotFound: 404, NoSuchRound: 404, ReadOnlyLink: 403}
+GAME_PROBLEM_STATUS = {
+    GameNotFound: 404,
+    ReplacedLink: 404,
+    NoSuchRound: 404,
+    ReadOnlyLink: 403,
+}
 
 
 async def _game_problem(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ReplacedLink) and not _is_api(request):
+        return pages.replaced_link_page(request, exc)
     return _problem(request, str(exc), GAME_PROBLEM_STATUS[type(exc)])
 
 
@@ -107,7 +114,10 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
-    return _problem(request, str(exc.detail), exc.status_code)
+    detail = str(exc.detail)
+    if exc.status_code == 404 and detail == "Not Found" and not _is_api(request):
+        detail = f"There is no page at {request.url.path}."
+    return _problem(request, detail, exc.status_code)
 
 
 SECURITY_HEADERS = [

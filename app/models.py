@@ -36,6 +36,18 @@ class Game(SQLModel, table=True):
     """ "up" (the rulebook, 3 cards first), "down" or "shuffled" (house rules)."""
 
 
+class ReplacedCode(SQLModel, table=True):
+    """A scorekeeper code that was replaced, kept only as a hash: an old link can then say
+    it was replaced (and point to the game's watch link) without ever working again."""
+
+    __tablename__ = "replaced_code"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code_hash: str = Field(unique=True, max_length=64)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    replaced_at: datetime = Field(default_factory=utc_now)
+
+
 class Seat(SQLModel, table=True):
     """A place at the table, clockwise from position 0."""
 

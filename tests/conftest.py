@@ -26,6 +26,7 @@ def test_settings(database_url: str, **chosen) -> Settings:
         "port": 0,
         "root_path": "",
         "forwarded_allow_ips": "127.0.0.1",
+        "public_url": "",
         **chosen,
     }
     assert set(values) == set(Settings.model_fields), "a new setting needs a value for tests"

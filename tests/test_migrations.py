@@ -234,10 +234,15 @@ def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
     downgrade_to(engine, "base")
     assert tables(engine) == set()
     upgrade_to_head(engine)
-    assert tables(engine) == {"game", "seat", "game_round", "seat_score"}
+    assert tables(engine) == {"game", "seat", "game_round", "seat_score", "replaced_code"}
     with Session(engine) as session:
         fresh = create_game(session, players=["Ann", "Ben"])
         assert load_game(session, code=fresh.watch_code).players == ("Ann", "Ben")
+    downgrade_to(engine, "0002")  # replaced codes go; the games stay
+    assert "replaced_code" not in tables(engine)
+    upgrade_to_head(engine)
+    with Session(engine) as session:
+        assert load_game(session, code=fresh.code).players == ("Ann", "Ben")
     engine.dispose()
 
 

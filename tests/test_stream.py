@@ -141,9 +141,16 @@ def test_a_replaced_scorekeeper_link_stops_streaming(server):
     viewer = Viewer(server, game["code"])
     viewer.next_event()
     _, fresh = call(server, "POST", f"/api/games/{game['code']}/scorekeeper-code")
-    assert viewer.response.read() == b""  # the stream ends without showing the new code
-    assert fresh["code"] != game["code"]
+    # The page hears that its link was replaced, then the stream ends; the new code never shows.
+    told = "".join(viewer.next_event()["data"])
+    assert "This scorekeeper link was replaced" in told
+    assert f"/g/{game['watch_code']}" in told
+    rest = viewer.response.read()
+    assert fresh["code"] not in told + rest.decode()
     viewer.close()
+    again = Viewer(server, game["code"])
+    assert again.response.status == 410
+    again.close()
 
 
 def test_the_watchers_stream_never_carries_the_scorekeeper_code(server):

@@ -14,6 +14,7 @@ from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 from sqlmodel import select
 
+from ..addresses import shared_base
 from ..config import PROJECT_DIR
 from ..db import SessionDep
 from ..games import (
@@ -22,6 +23,7 @@ from ..games import (
     GameState,
     NoSuchRound,
     ReadOnlyLink,
+    ReplacedLink,
     RoundState,
     StaleVersion,
     add_player,
@@ -55,8 +57,7 @@ templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
 @pass_context
 def url_path(context: Context, name: str, /, **params: Any) -> str:
     """A link as a path (with ROOT_PATH), so one rendering serves every viewer's host."""
-    request: Request = context["request"]
-    return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
+    return url_path_for(context["request"], name, **params)
 
 
 templates.env.globals.update(
@@ -114,9 +115,30 @@ async def posted_fields(request: Request) -> dict[str, str]:
     return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
 
 
-def error_page(request: Request, message: str, *, status_code: int) -> Response:
+ERROR_HEADINGS = {404: "Not found", 410: "This link was replaced"}
+
+
+def error_page(
+    request: Request, message: str, *, status_code: int, watch_url: str | None = None
+) -> Response:
     """A page that says what went wrong and where to go next."""
-    return render(request, "error.html", {"message": message}, status_code=status_code)
+    context = {
+        "heading": ERROR_HEADINGS.get(status_code, "Something is not right"),
+        "message": message,
+        "watch_url": watch_url,
+    }
+    return render(request, "error.html", context, status_code=status_code)
+
+
+def replaced_link_page(request: Request, replaced: ReplacedLink) -> Response:
+    """410 for a replaced scorekeeper link, pointing to the game's watch link."""
+    watch_url = url_path_for(request, "game_page", code=replaced.watch_code)
+    return error_page(request, str(replaced), status_code=410, watch_url=watch_url)
+
+
+def url_path_for(request: Request, name: str, /, **params: Any) -> str:
+    """A path within this app (with ROOT_PATH), for links on pages and in live updates."""
+    return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
 
 
 def remembered_codes(request: Request) -> list[str]:
@@ -432,11 +454,18 @@ def _players_response(
 
 
 def share_links(request: Request, state: GameState) -> dict[str, str]:
-    """The watch link (and, for the scorekeeper, their own link) as full URLs and QR codes."""
-    watch_url = str(request.url_for("game_page", code=state.watch_code))
+    """The watch link (and, for the scorekeeper, their own link) as full URLs and QR codes,
+    at an address the other phones can reach (never this machine's loopback)."""
+    base = shared_base(
+        request.app.state.settings,
+        scheme=request.url.scheme,
+        host=request.url.hostname or "",
+        port=request.url.port,
+    )
+    watch_url = base + url_path_for(request, "game_page", code=state.watch_code)
     links = {"watch_url": watch_url, "watch_qr": qr_svg(watch_url)}
     if state.can_edit:
-        keeper_url = str(request.url_for("game_page", code=state.code))
+        keeper_url = base + url_path_for(request, "game_page", code=state.code)
         links.update(keeper_url=keeper_url, keeper_qr=qr_svg(keeper_url))
     return links
 
@@ -470,6 +499,19 @@ def live_update(request: Request, state: GameState) -> str:
     return _BETWEEN_TAGS.sub("> <", "".join(parts))
 
 
+def replaced_update(request: Request, watch_code: str) -> str:
+    """What an open page of a replaced scorekeeper link shows instead of the game."""
+    context = {
+        "request": request,
+        "heading": ERROR_HEADINGS[410],
+        "message": str(ReplacedLink(watch_code)),
+        "watch_url": url_path_for(request, "game_page", code=watch_code),
+    }
+    html = render_block(templates.env, "error.html", "problem", context)
+    # Replacing the page's main region also drops its live stream: nothing is left to follow.
+    return _BETWEEN_TAGS.sub("> <", f'<hx-partial hx-target="#main">{html}</hx-partial>')
+
+
 def _round_context(state: GameState, form: RoundForm) -> dict[str, Any]:
     round_state = state.round(form.number)
     return {"state": state, "round": round_state, "form": form, "decks": round_state.decks}
@@ -478,8 +520,12 @@ def _round_context(state: GameState, form: RoundForm) -> dict[str, Any]:
 def _load_or_404(session: SessionDep, code: str) -> GameState:
     try:
         return load_game(session, code=code)
+    except ReplacedLink:
+        raise  # answered with its own page (410), pointing to the watch link
     except GameNotFound as error:
-        raise HTTPException(404, str(error)) from error
+        shown = code if len(code) <= 24 else code[:24] + "…"
+        message = f"No game has the code {shown}. Check the link, or start a new game."
+        raise HTTPException(404, message) from error
 
 
 def _load_for_edit(session: SessionDep, code: str) -> GameState:

@@ -9,9 +9,14 @@ pytestmark = pytest.mark.browser
 
 
 def tap(page, *names, within=None):
+    """Tap cards by name ("Seven of hearts"); a key's name starts with its rank ("7 ...")."""
     grid = (within or page).get_by_role("group", name="Add a card to the hand")
     for name in names:
-        grid.get_by_role("button", name=name, exact=True).click()
+        rank = {"Jack": "J", "Queen": "Q", "King": "K"}.get(name.split()[0])
+        number = ["Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"]
+        if name.split()[0] in number:
+            rank = str(number.index(name.split()[0]) + 3)
+        grid.get_by_role("button", name=f"{rank} {name}" if rank else name, exact=True).click()
 
 
 def test_a_hand_that_goes_out_and_one_that_cannot(phone, live_server, screenshots):
