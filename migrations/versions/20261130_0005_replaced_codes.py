@@ -1,7 +1,7 @@
 """Replaced scorekeeper codes, kept as hashes, so an old link can say it was replaced
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0005
+Revises: 0003
 Create Date: 2026-11-30 12:15:00
 """
 
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "0003"
-down_revision: str | None = "0002"
+revision: str = "0005"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
