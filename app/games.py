@@ -4,7 +4,6 @@ joins the rules and storage."""
 from __future__ import annotations
 
 import secrets
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -14,6 +13,7 @@ from sqlmodel import Session, col, or_, select
 from . import live
 from .db import begin_write
 from .models import Game, GameRound, Seat, SeatScore
+from .names import UnreadableText, folded, looks_blank, plain_name
 from .rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
 from .rules.schedule import first_player_seat, plan_rounds
 from .rules.scoring import SeatResult, score_round
@@ -150,8 +150,11 @@ def new_code() -> str:
 
 
 def clean_names(names: Sequence[str]) -> list[str]:
-    """Trimmed player names, checked for count, length and case-blind uniqueness."""
-    cleaned = [_plain_name(name) for name in names]
+    """Trimmed player names, checked for count, length, blankness and look-alike duplicates."""
+    try:
+        cleaned = [plain_name(name) for name in names]
+    except UnreadableText as error:
+        raise GameError(f"A name {error}: type it again.") from error
     if not MIN_PLAYERS <= len(cleaned) <= MAX_PLAYERS:
         raise GameError(
             f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players; you entered {len(cleaned)}."
@@ -160,22 +163,18 @@ def clean_names(names: Sequence[str]) -> list[str]:
     for position, name in enumerate(cleaned, start=1):
         if not name:
             raise GameError(f"Player {position} needs a name.")
+        if looks_blank(name):
+            raise GameError(f"Player {position}'s name shows nothing: type letters or emoji.")
         if len(name) > NAME_LENGTH:
             raise GameError(f"{name[:12]}… is too long: names have at most {NAME_LENGTH} letters.")
-        if name.casefold() in seen:
-            raise GameError(f"Two players are called {name}: give each player a different name.")
-        seen[name.casefold()] = name
+        key = folded(name)
+        if key in seen:
+            same = f" ({name} looks the same)" if name != seen[key] else ""
+            raise GameError(
+                f"Two players are called {seen[key]}{same}: give each player a different name."
+            )
+        seen[key] = name
     return cleaned
-
-
-def _plain_name(name: str) -> str:
-    """name in one normal form, without control or invisible characters, spaces folded."""
-    visible = "".join(
-        char
-        for char in unicodedata.normalize("NFC", str(name))
-        if unicodedata.category(char) not in ("Cc", "Cf")
-    )
-    return " ".join(visible.split())
 
 
 def create_game(session: Session, *, players: Sequence[str], first_dealer: int = 0) -> GameState:

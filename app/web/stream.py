@@ -1,10 +1,11 @@
 """Server-sent events: every open game page hears about each change within moments."""
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
+from fastapi.responses import HTMLResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
@@ -45,9 +46,63 @@ def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
         raise HTTPException(404, str(error)) from error
 
 
+# A page turned away from its stream polls the live regions instead, this often (seconds).
+POLL_SECONDS = 15
+
+
+class StreamCounts:
+    """Open streams, per game and in all: STREAMS_PER_GAME and STREAMS_TOTAL cap them, so a
+    crowd of viewers cannot starve the table of connections and memory."""
+
+    def __init__(self, *, per_game: int, total: int) -> None:
+        self.per_game = per_game
+        self.total = total
+        self.open: Counter[str] = Counter()
+
+    def try_open(self, game: str) -> bool:
+        """Take a place for one stream of game; False when a cap is reached."""
+        if self.open[game] >= self.per_game or self.open.total() >= self.total:
+            return False
+        self.open[game] += 1
+        return True
+
+    def close(self, game: str) -> None:
+        self.open[game] -= 1
+        if self.open[game] <= 0:
+            del self.open[game]
+
+
+async def stream_place(
+    request: Request, game: Annotated[GameState, Depends(game_to_follow)]
+) -> AsyncIterator[GameState]:
+    """A place among the capped streams for the whole life of this one, or 503. Runs on the
+    event loop, so checking and taking a place cannot interleave with another request."""
+    counts: StreamCounts = request.app.state.streams
+    if not counts.try_open(game.watch_code):
+        raise HTTPException(
+            503,
+            "Too many live pages are open; this page refreshes its totals every "
+            f"{POLL_SECONDS} s instead.",
+            headers={"Retry-After": str(POLL_SECONDS)},
+        )
+    try:
+        yield game
+    finally:
+        counts.close(game.watch_code)
+
+
+@router.get("/g/{code}/live", response_class=HTMLResponse)
+async def game_live(request: Request, code: str) -> HTMLResponse:
+    """The live regions once, as a stream would send them: what a page polls when the
+    server had no room for its stream."""
+    state = await run_in_threadpool(game_to_follow, request, code)
+    html = await run_in_threadpool(rendered_once, request, state)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
 @router.get("/g/{code}/events", response_class=EventSourceResponse)
 async def game_events(
-    request: Request, code: str, game: Annotated[GameState, Depends(game_to_follow)]
+    request: Request, code: str, game: Annotated[GameState, Depends(stream_place)]
 ) -> AsyncIterator[ServerSentEvent]:
     """The game's live regions now, then again after every change."""
     subscription = live.broker.subscribe(game.watch_code)
