@@ -4,6 +4,8 @@ from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator
 from typing import Annotated
 
+import anyio
+import anyio.to_thread
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -38,10 +40,19 @@ def load_briefly(request: Request, code: str) -> GameState:
         return load_game(session, code=code)
 
 
-def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
+# Streams read the database on a few threads of their own: two thousand pages opening at
+# once then queue here, and the threads that answer ordinary requests stay free.
+STREAM_THREADS = anyio.CapacityLimiter(4)
+
+
+async def load_for_stream(request: Request, code: str) -> GameState:
+    return await anyio.to_thread.run_sync(load_briefly, request, code, limiter=STREAM_THREADS)
+
+
+async def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
     """The game, or a 404 before the stream starts."""
     try:
-        return load_briefly(request, code)
+        return await load_for_stream(request, code)
     except GameNotFound as error:
         raise HTTPException(404, str(error)) from error
 
@@ -95,7 +106,7 @@ async def stream_place(
 async def game_live(request: Request, code: str) -> HTMLResponse:
     """The live regions once, as a stream would send them: what a page polls when the
     server had no room for its stream."""
-    state = await run_in_threadpool(game_to_follow, request, code)
+    state = await game_to_follow(request, code)
     html = await run_in_threadpool(rendered_once, request, state)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
@@ -108,7 +119,7 @@ async def game_events(
     subscription = live.broker.subscribe(game.watch_code)
     try:
         # Subscribed first, then read: a change in between is not missed.
-        state: GameState | None = await run_in_threadpool(load_briefly, request, code)
+        state: GameState | None = await load_for_stream(request, code)
         shown_version = -1
         while state is not None:
             if state.version <= shown_version:
