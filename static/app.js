@@ -195,17 +195,26 @@
     if (text) text.textContent = LIVE_TEXT[state];
   }
   document.addEventListener("htmx:sse:before:connection", function (event) {
+    if (event.target.dataset && event.target.dataset.polling) return;
     if (event.detail.connection && event.detail.connection.attempt > 0) liveState(event.target, "reconnecting");
   });
-  document.addEventListener("htmx:sse:after:connection", function (event) { liveState(event.target, "open"); });
-  document.addEventListener("htmx:sse:error", function (event) { liveState(event.target, "reconnecting"); });
+  document.addEventListener("htmx:sse:after:connection", function (event) {
+    if (event.target.dataset) delete event.target.dataset.polling;
+    liveState(event.target, "open");
+  });
+  document.addEventListener("htmx:sse:error", function (event) {
+    if (event.detail && event.detail.status === 503) pollLive(event.target);
+    else if (!event.target.dataset || !event.target.dataset.polling) liveState(event.target, "reconnecting");
+  });
   document.addEventListener("htmx:sse:close", function (event) {
     if (event.detail && event.detail.reason === "ended") liveState(event.target, "closed");
   });
   function retryLive(event) {
     var element = event.target;
     if (!element.matches || !element.matches(".live")) return;
-    var status = event.detail && event.detail.response ? event.detail.response.status : 0;
+    var detail = event.detail || {};
+    var response = detail.response || (detail.ctx && detail.ctx.response);
+    var status = response ? response.status : 0;
     if (status === 404 || status === 403) { liveState(element, "closed"); return; }
     if (status === 503) { pollLive(element); return; }
     liveState(element, "reconnecting");
@@ -217,7 +226,7 @@
     if (element.dataset.polling) return;
     element.dataset.polling = "1";
     var timer = setInterval(function () {
-      if (!element.isConnected) { clearInterval(timer); return; }
+      if (!element.isConnected || !element.dataset.polling) { clearInterval(timer); return; }
       fetch(element.dataset.poll, { headers: { "HX-Request": "true" } }).then(function (response) {
         return response.ok ? response.text() : "";
       }).then(function (html) {
