@@ -46,7 +46,14 @@ STREAM_THREADS = anyio.CapacityLimiter(4)
 
 
 async def load_for_stream(request: Request, code: str) -> GameState:
-    return await anyio.to_thread.run_sync(load_briefly, request, code, limiter=STREAM_THREADS)
+    """The game's newest state: from memory when a save or another page has seen it lately,
+    from the database otherwise."""
+    known = live.broker.latest(code)
+    if known is not None:
+        return known
+    state = await anyio.to_thread.run_sync(load_briefly, request, code, limiter=STREAM_THREADS)
+    live.broker.remember(state)
+    return state
 
 
 async def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
