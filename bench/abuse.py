@@ -307,9 +307,10 @@ def held_connections(folder: str) -> None:
             kind = "slow" if i % 2 else "idle"
             sock.setblocking(False)
             try:
-                still_open[kind] += sock.recv(1) != b""
+                while sock.recv(65536):  # the rest of an answer, then b"" once closed
+                    pass
             except BlockingIOError:
-                still_open[kind] += 1
+                still_open[kind] += 1  # nothing more to read, and not closed
             except OSError:
                 pass
             sock.close()
