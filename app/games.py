@@ -169,9 +169,12 @@ def clean_names(names: Sequence[str]) -> list[str]:
             raise GameError(f"{name[:12]}… is too long: names have at most {NAME_LENGTH} letters.")
         key = folded(name)
         if key in seen:
-            same = f" ({name} looks the same)" if name != seen[key] else ""
+            # Spelled differently, not only in case: say which name it copies.
+            same = (
+                f" (it looks like {seen[key]})" if name.casefold() != seen[key].casefold() else ""
+            )
             raise GameError(
-                f"Two players are called {seen[key]}{same}: give each player a different name."
+                f"Two players are called {name}{same}: give each player a different name."
             )
         seen[key] = name
     return cleaned
