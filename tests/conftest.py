@@ -26,6 +26,15 @@ def test_settings(database_url: str, **chosen) -> Settings:
         "port": 0,
         "root_path": "",
         "forwarded_allow_ips": "127.0.0.1",
+        "max_body_bytes": 64 * 1024,
+        "create_rate_limit": "20/minute;200/day",
+        "streams_per_game": 100,
+        "streams_total": 2000,
+        "busy_timeout_ms": 5000,
+        "limit_concurrency": None,
+        "timeout_keep_alive": 5,
+        "backup_dir": "",
+        "backup_keep": 14,
         **chosen,
     }
     assert set(values) == set(Settings.model_fields), "a new setting needs a value for tests"

@@ -10,15 +10,15 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from tests.browser.conftest import LiveServer
-from tests.conftest import went_out_first
+from tests.server import LiveServer
+from tests.conftest import test_settings, went_out_first
 from tests.html import visible_text
 
 PLAYERS = {"players": ["Ann", "Ben", "Cy"]}
 
 
 def make_client(tmp_path, **settings):
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path}/db.db", **settings))
+    app = create_app(test_settings(f"sqlite:///{tmp_path}/db.db", **settings))
     return TestClient(app)
 
 
@@ -48,7 +48,7 @@ def test_both_windows_of_the_default_rule_count(tmp_path):
 
 
 def test_the_default_limit_is_20_a_minute():
-    assert Settings().create_rate_limit == "20/minute;200/day"
+    assert Settings.model_fields["create_rate_limit"].default == "20/minute;200/day"
 
 
 def test_the_rate_limit_can_be_turned_off(tmp_path):
@@ -235,7 +235,10 @@ def test_a_page_without_a_stream_can_poll_the_live_regions(client, new_game):
 
 
 def test_stream_caps_are_settings():
-    assert (Settings().streams_per_game, Settings().streams_total) == (100, 2000)
+    assert (
+        Settings.model_fields["streams_per_game"].default,
+        Settings.model_fields["streams_total"].default,
+    ) == (100, 2000)
 
 
 # --- a busy database ---
@@ -274,7 +277,7 @@ def test_a_database_busy_past_the_timeout_answers_503(tmp_path):
 
 
 def test_an_unexpected_error_is_a_500_with_the_security_headers(tmp_path):
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path}/db.db"))
+    app = create_app(test_settings(f"sqlite:///{tmp_path}/db.db"))
 
     @app.get("/api/boom")
     def boom() -> None:

@@ -15,12 +15,12 @@ from sqlmodel import Session
 
 from app import lock
 from app.backup import NotCrownkeeper, check_copy, daily_backup, write_backup
-from app.config import Settings
 from app.db import make_engine
 from app.games import create_game, save_round
 from app.main import create_app
 from app.migrate import upgrade_to_head
 from app.rules.scoring import SeatResult
+from tests.conftest import test_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,7 +93,7 @@ def run_app(*arguments: str, database: Path, **env: str) -> subprocess.Completed
 
 def test_backup_and_restore_bring_a_game_back_exactly(tmp_path):
     database = tmp_path / "data" / "crownkeeper.db"
-    app = create_app(Settings(database_url=f"sqlite:///{database}"))
+    app = create_app(test_settings(f"sqlite:///{database}"))
     with TestClient(app) as client:
         game = client.post("/api/games", json={"players": ["Ann", "Ben", "Cy"]}).json()
         code = game["code"]
@@ -131,7 +131,7 @@ def test_backup_and_restore_bring_a_game_back_exactly(tmp_path):
     set_aside = list(database.parent.glob("crownkeeper.db.replaced-*"))
     assert len(set_aside) == 1
     assert str(set_aside[0]) in restored.stdout
-    with TestClient(create_app(Settings(database_url=f"sqlite:///{database}"))) as client:
+    with TestClient(create_app(test_settings(f"sqlite:///{database}"))) as client:
         assert client.get(f"/api/games/{code}").json() == kept
     # The replaced file is whole: it still has the later change.
     with sqlite3.connect(set_aside[0]) as connection:
@@ -140,7 +140,7 @@ def test_backup_and_restore_bring_a_game_back_exactly(tmp_path):
 
 def test_backup_to_a_path_given(tmp_path):
     database = tmp_path / "crownkeeper.db"
-    with TestClient(create_app(Settings(database_url=f"sqlite:///{database}"))) as client:
+    with TestClient(create_app(test_settings(f"sqlite:///{database}"))) as client:
         client.post("/api/games", json={"players": ["Ann", "Ben"]})
     made = run_app("backup", str(tmp_path / "copies" / "mine.db"), database=database)
     assert made.returncode == 0, made.stderr
@@ -150,7 +150,7 @@ def test_backup_to_a_path_given(tmp_path):
 
 def test_restore_refuses_a_copy_that_is_not_a_sound_crownkeeper_database(tmp_path):
     database = tmp_path / "crownkeeper.db"
-    with TestClient(create_app(Settings(database_url=f"sqlite:///{database}"))):
+    with TestClient(create_app(test_settings(f"sqlite:///{database}"))):
         pass
     before = database.read_bytes()
     damaged = tmp_path / "damaged.db"
@@ -188,8 +188,8 @@ def test_daily_backups_keep_the_newest(tmp_path):
 
 def test_the_server_writes_a_daily_backup_into_backup_dir(tmp_path):
     folder = tmp_path / "backups"
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/crownkeeper.db", backup_dir=str(folder), backup_keep=3
+    settings = test_settings(
+        f"sqlite:///{tmp_path}/crownkeeper.db", backup_dir=str(folder), backup_keep=3
     )
     with TestClient(create_app(settings)):
         deadline = time.monotonic() + 20

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.conftest import went_out_first
+from tests.conftest import test_settings, went_out_first
 from tests.html import visible_text as page_text
 
 
@@ -42,10 +42,9 @@ def test_a_chunked_body_over_the_limit_gets_413_too(client):
 def test_the_body_limit_is_a_setting(tmp_path):
     from fastapi.testclient import TestClient
 
-    from app.config import Settings
     from app.main import create_app
 
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path}/db.db", max_body_bytes=100))
+    app = create_app(test_settings(f"sqlite:///{tmp_path}/db.db", max_body_bytes=100))
     with TestClient(app) as small:
         body = {"players": [f"Player number {i}" for i in range(9)]}
         assert small.post("/api/games", json=body).status_code == 413

@@ -11,11 +11,11 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from app.config import Settings
 from app.main import create_app
+from tests.conftest import test_settings
 
 FOLDER = Path(tempfile.mkdtemp(prefix="crownkeeper-fuzz-"))
-app = create_app(Settings(database_url=f"sqlite:///{FOLDER}/fuzz.db", create_rate_limit="off"))
+app = create_app(test_settings(f"sqlite:///{FOLDER}/fuzz.db", create_rate_limit="off"))
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 CODES: dict[str, str] = {}
 

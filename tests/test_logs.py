@@ -64,8 +64,8 @@ def test_repeated_warnings_are_logged_once_a_minute_with_a_count(caplog):
 def test_the_server_raises_its_open_file_limit_and_stays_below_it():
     import resource
 
-    from app.config import Settings
     from app.serve import FILES_KEPT_BACK, concurrency_limit, raise_open_file_limit
+    from tests.conftest import test_settings
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:
@@ -73,6 +73,9 @@ def test_the_server_raises_its_open_file_limit_and_stays_below_it():
         assert raise_open_file_limit() == resource.getrlimit(resource.RLIMIT_NOFILE)[0] == hard
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-    assert concurrency_limit(Settings(), 1024) == 1024 - FILES_KEPT_BACK
-    assert concurrency_limit(Settings(limit_concurrency=300), 1024) == 300
-    assert concurrency_limit(Settings(limit_concurrency=5000), 1024) == 1024 - FILES_KEPT_BACK
+    assert concurrency_limit(test_settings("sqlite://"), 1024) == 1024 - FILES_KEPT_BACK
+    assert concurrency_limit(test_settings("sqlite://", limit_concurrency=300), 1024) == 300
+    assert (
+        concurrency_limit(test_settings("sqlite://", limit_concurrency=5000), 1024)
+        == 1024 - FILES_KEPT_BACK
+    )
