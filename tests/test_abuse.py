@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from tests.server import LiveServer
 from tests.conftest import test_settings, went_out_first
 from tests.html import visible_text
+from tests.server import LiveServer
 
 PLAYERS = {"players": ["Ann", "Ben", "Cy"]}
 
