@@ -8,6 +8,7 @@ import sys
 
 import uvicorn
 
+from .addresses import announce
 from .config import settings
 from .serve import concurrency_limit, raise_open_file_limit, take_database
 
@@ -20,6 +21,7 @@ def main() -> None:
         raise SystemExit(run_command(sys.argv[1:], settings))
     held = take_database(settings)  # noqa: F841 - the lock lasts as long as this process
     open_files = raise_open_file_limit()
+    announce(settings)
     uvicorn.run(
         "app.main:create_app",
         factory=True,

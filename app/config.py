@@ -60,6 +60,13 @@ class Settings(BaseSettings):
         description="Folder for automatic daily backups (and for `backup` without a path).",
     )
     backup_keep: int = Field(default=14, description="Daily backups kept in BACKUP_DIR.")
+    public_url: str = Field(
+        default="",
+        description=(
+            "The address phones use, such as http://192.168.1.20:8000, for the watch link, "
+            "its QR code and the address printed on start; empty: found on the network."
+        ),
+    )
 
 
 settings = Settings()

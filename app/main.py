@@ -18,12 +18,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from . import backup, logs
 from .config import PROJECT_DIR, Settings, settings
 from .db import is_busy, make_engine
-from .games import GameNotFound, NoSuchRound, ReadOnlyLink
+from .games import GameNotFound, NoSuchRound, ReadOnlyLink, ReplacedLink
 from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
-from .web import api, pages, stream
+from .web import api, pages, piles, stream
 
 log = logging.getLogger("crownkeeper")
 BUSY_MESSAGE = "The score keeper is busy; try again."
@@ -71,6 +71,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(piles.router)
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
@@ -139,10 +140,17 @@ async def _database_problem(request: Request, exc: Exception) -> Response:
     return _problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
 
 
-GAME_PROBLEM_STATUS = {GameNotFound: 404, NoSuchRound: 404, ReadOnlyLink: 403}
+GAME_PROBLEM_STATUS = {
+    GameNotFound: 404,
+    ReplacedLink: 404,
+    NoSuchRound: 404,
+    ReadOnlyLink: 403,
+}
 
 
 async def _game_problem(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ReplacedLink) and not _is_api(request):
+        return pages.replaced_link_page(request, exc)
     return _problem(request, str(exc), GAME_PROBLEM_STATUS[type(exc)])
 
 
@@ -160,7 +168,10 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
-    return _problem(request, str(exc.detail), exc.status_code, headers=exc.headers)
+    detail = str(exc.detail)
+    if exc.status_code == 404 and detail == "Not Found" and not _is_api(request):
+        detail = f"There is no page at {request.url.path}."
+    return _problem(request, detail, exc.status_code, headers=exc.headers)
 
 
 SECURITY_HEADERS = [

@@ -35,6 +35,7 @@ def test_settings(database_url: str, **chosen) -> Settings:
         "timeout_keep_alive": 5,
         "backup_dir": "",
         "backup_keep": 14,
+        "public_url": "",
         **chosen,
     }
     assert set(values) == set(Settings.model_fields), "a new setting needs a value for tests"

@@ -122,6 +122,29 @@ def test_changes_from_another_site_change_nothing(client, new_game, headers):
     assert after["version"] == game["version"]
 
 
+@pytest.mark.parametrize("headers", CROSS_SITE)
+def test_players_tiebreaks_and_piles_from_another_site_change_nothing(client, new_game, headers):
+    game = new_game()
+    code = game["code"]
+    refused = [
+        client.post(f"/api/games/{code}/players", json={"name": "Eve"}, headers=headers),
+        client.delete(f"/api/games/{code}/players/2", headers=headers),
+        client.post(f"/api/games/{code}/tiebreak", headers=headers),
+        client.post(f"/g/{code}/players", data={"name": "Eve"}, headers=headers),
+        client.post(f"/g/{code}/players/2/leave", headers=headers),
+        client.post(f"/g/{code}/tiebreak", headers=headers),
+    ]
+    assert [r.status_code for r in refused] == [403] * len(refused)
+    after = client.get(f"/api/games/{code}").json()
+    assert after["version"] == game["version"]
+    assert after["players"] == ["Ann", "Ben", "Cy"]
+    solitaire = new_game(players=["Ann"])
+    pile = client.post(f"/g/{solitaire['code']}/piles/1", data={"points": "20"}, headers=headers)
+    assert pile.status_code == 403
+    assert "another web site" in visible_text(pile.text)
+    assert client.get(f"/api/games/{solitaire['code']}").json()["version"] == solitaire["version"]
+
+
 @pytest.mark.parametrize(
     "headers",
     [

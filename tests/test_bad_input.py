@@ -226,3 +226,61 @@ def test_bad_json_is_a_422_not_a_500(client):
     response = raw_post(client, "/api/games", '{"players": ["Ann", ')
     assert response.status_code == 422
     assert json.loads(response.text)["detail"]
+
+
+# --- the routes for players joining and leaving, tie-breaks and solitaire ---
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"name": "Eve", "seat": "1"},
+        {"name": "Eve", "seat": 1.0},
+        {"name": "Eve", "start": "5"},
+        {"name": "Eve", "start": 5.0},
+        {"name": "Eve", "start": True},
+        {"name": 5},
+        {"name": "Eve", "extra": 1},
+    ],
+)
+def test_a_joining_player_is_taken_as_written(client, new_game, body):
+    game = new_game()
+    response = client.post(f"/api/games/{game['code']}/players", json=body)
+    assert response.status_code == 422, response.text
+    assert client.get(f"/api/games/{game['code']}").json()["players"] == ["Ann", "Ben", "Cy"]
+
+
+@pytest.mark.parametrize("name", ["Ａｎｎ", "\u0410nn", "A\u200bnn", "\u3164"])
+def test_a_joining_name_gets_the_same_checks(client, new_game, name):
+    game = new_game()
+    response = client.post(f"/api/games/{game['code']}/players", json={"name": name})
+    assert response.status_code == 422, response.text
+    assert client.get(f"/api/games/{game['code']}").json()["players"] == ["Ann", "Ben", "Cy"]
+    form = client.post(f"/g/{game['code']}/players", data={"name": name, "seat": "last"})
+    assert form.status_code == 422
+    assert client.get(f"/api/games/{game['code']}").json()["players"] == ["Ann", "Ben", "Cy"]
+
+
+def test_a_joining_name_with_lone_surrogates_gets_422(client, new_game):
+    game = new_game()
+    body = '{"name": "E\\ud800ve"}'
+    response = raw_post(client, f"/api/games/{game['code']}/players", body)
+    assert response.status_code == 422
+    assert client.get(f"/api/games/{game['code']}").json()["players"] == ["Ann", "Ben", "Cy"]
+
+
+def test_a_join_over_the_body_limit_gets_413(client, new_game):
+    game = new_game()
+    body = json.dumps({"name": "E" * (70 * 1024)})
+    response = raw_post(client, f"/api/games/{game['code']}/players", body)
+    assert response.status_code == 413
+    assert client.get(f"/api/games/{game['code']}").json()["players"] == ["Ann", "Ben", "Cy"]
+
+
+def test_one_name_is_solitaire_and_fifteen_are_too_many(client):
+    one = client.post("/api/games", json={"players": ["Ann"]})
+    assert one.status_code == 201
+    assert one.json()["players"] == ["Ann"]
+    fifteen = client.post("/api/games", json={"players": [f"P{i}" for i in range(15)]})
+    assert fifteen.status_code == 422
+    assert "15" in fifteen.json()["detail"]
