@@ -80,7 +80,7 @@ def test_a_pile_shows_its_best_layout_without_javascript(client):
     wild = {
         e["aria-label"] for e in elements(page.text, "button", name="add") if "wild" in e["class"]
     }
-    assert "Four of hearts" in wild and "Five of hearts" not in wild
+    assert "4 Four of hearts" in wild and "5 Five of hearts" not in wild
 
 
 def test_a_pile_says_how_many_cards_to_tap(client):
@@ -165,9 +165,12 @@ def test_the_tiebreak_round_is_played_on_the_game_page(client, new_game):
     data = {"from": "game", "went_out": "2", "points_0": "9", "cards_0": "", "cards_2": ""}
     saved = client.post(f"/g/{code}/rounds/12", data={**data, "save": "1"}, follow_redirects=False)
     assert saved.status_code == 303, saved.text
-    text = visible_text(client.get(f"/g/{code}").text)
+    page = client.get(f"/g/{code}").text
+    text = visible_text(page)
     assert "Cy wins" in text and "the fewest in the tie-break" in text
-    assert "Tie-break 6" in text  # its row on the sheet
+    # Its row on the sheet: labelled Tie-break, its wild-rank tag showing 6.
+    row = r'aria-label="Correct the tie-break round">Tie-break <span[^>]*data-wild="6"'
+    assert re.search(row, page)
 
 
 def test_no_tiebreak_offer_without_a_tie(client, new_game):

@@ -21,10 +21,19 @@ def sheet_headers(phone):
     return [" ".join(h.split()) for h in sheet.get_by_role("columnheader").all_inner_texts()]
 
 
+RANK_KEYS = {
+    "Three": "3", "Four": "4", "Five": "5", "Six": "6", "Seven": "7", "Eight": "8",
+    "Nine": "9", "Ten": "10", "Jack": "J", "Queen": "Q", "King": "K",
+}  # fmt: skip
+
+
 def tap(area, *names):
+    """Tap cards by name ("Seven of hearts"); each key is named with its rank code first."""
     grid = area.get_by_role("group", name="Add a card to the hand")
     for name in names:
-        grid.get_by_role("button", name=name, exact=True).click()
+        code = RANK_KEYS.get(name.split()[0])
+        key = f"{code} {name}" if code else name
+        grid.get_by_role("button", name=key, exact=True).click()
 
 
 def test_a_solitaire_game(phone, live_server, screenshots):
@@ -94,8 +103,8 @@ def test_a_tiebreak_round(phone, live_server, screenshots):
     expect(phone.get_by_label("Ben went out")).to_have_count(0)
     phone.get_by_label("Cy went out").check()
     ann = phone.get_by_role("group", name="Add a card to Ann's hand")
-    ann.get_by_role("button", name="Six", exact=True).click()  # sixes wild: 20
-    ann.get_by_role("button", name="Nine", exact=True).click()
+    ann.get_by_role("button", name="6 Six", exact=True).click()  # sixes wild: 20
+    ann.get_by_role("button", name="9 Nine", exact=True).click()
     expect(phone.get_by_label("Ann's points")).to_have_text("29")
     phone.screenshot(path=screenshots / "tiebreak-entry.png", full_page=True)
     phone.get_by_role("button", name="Save the tie-break round").click()
@@ -139,10 +148,10 @@ def test_a_player_joins_and_another_leaves_mid_game(phone, live_server, screensh
     expect(phone.get_by_label("Ben went out")).to_have_count(0)
     phone.get_by_label("Eve went out").check()
     phone.get_by_role("group", name="Add a card to Ann's hand").get_by_role(
-        "button", name="King", exact=True
+        "button", name="K King", exact=True
     ).click()
     phone.get_by_role("group", name="Add a card to Cy's hand").get_by_role(
-        "button", name="Four", exact=True
+        "button", name="4 Four", exact=True
     ).click()
     phone.get_by_role("button", name="Save round 3").click()
     expect(phone.get_by_role("heading", name="Sixes are wild")).to_be_visible()
