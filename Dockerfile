@@ -33,6 +33,7 @@ COPY migrations/ migrations/
 RUN pip install --no-cache-dir -c constraints.txt .
 
 ENV DATABASE_URL=sqlite:////data/crownkeeper.db \
+    BACKUP_DIR=/data/backups \
     HOST=0.0.0.0 \
     PORT=8000
 

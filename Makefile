@@ -12,7 +12,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps clean
+.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps bench-abuse clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -44,6 +44,10 @@ lock:
 
 run: $(VENV)/.installed-run
 	$(BIN)/python -m app
+
+# A consistent copy of the database, safe while the server runs (TO=path to choose where).
+backup: $(VENV)/.installed-run
+	$(BIN)/python -m app backup $(TO)
 
 # --- checks ---
 
@@ -117,6 +121,9 @@ bench-solver: $(VENV)/.installed-test
 
 bench-page: $(VENV)/.installed-test
 	$(BIN)/python bench/page_weight.py
+
+bench-abuse: $(VENV)/.installed-test
+	$(BIN)/python bench/abuse.py
 
 bench-taps: $(VENV)/.installed-test
 	$(BIN)/python bench/taps.py

@@ -1,13 +1,26 @@
-"""`python -m app`: serve Crownkeeper with uvicorn in one process, as the settings say."""
+"""`python -m app`: serve Crownkeeper with uvicorn in one process, as the settings say.
+
+`python -m app backup [PATH]` writes a consistent copy of the database while the server
+runs; `python -m app restore PATH` puts a checked copy back (with the server stopped).
+"""
+
+import sys
 
 import uvicorn
 
 from .addresses import announce
 from .config import settings
+from .serve import concurrency_limit, raise_open_file_limit, take_database
 
 
 def main() -> None:
     """Run the server (one process: SQLite and live updates want that)."""
+    if len(sys.argv) > 1:
+        from .commands import run_command
+
+        raise SystemExit(run_command(sys.argv[1:], settings))
+    held = take_database(settings)  # noqa: F841 - the lock lasts as long as this process
+    open_files = raise_open_file_limit()
     announce(settings)
     uvicorn.run(
         "app.main:create_app",
@@ -20,6 +33,8 @@ def main() -> None:
         workers=1,
         # Live pages hold their streams open; don't let them stall a restart.
         timeout_graceful_shutdown=3,
+        limit_concurrency=concurrency_limit(settings, open_files),
+        timeout_keep_alive=settings.timeout_keep_alive,
     )
 
 

@@ -30,6 +30,36 @@ class Settings(BaseSettings):
         default="127.0.0.1",
         description="Proxies whose X-Forwarded-Proto and -Host are trusted (comma list or *).",
     )
+    max_body_bytes: int = Field(
+        default=64 * 1024,
+        description="Largest request body taken; bigger ones get 413 before being read whole.",
+    )
+    create_rate_limit: str = Field(
+        default="20/minute;200/day",
+        description="New games per client address (such as 20/minute;200/day), or off.",
+    )
+    streams_per_game: int = Field(
+        default=100, description="Live update streams one game may have open at once."
+    )
+    streams_total: int = Field(
+        default=2000, description="Live update streams the server keeps open at once."
+    )
+    busy_timeout_ms: int = Field(
+        default=5000,
+        description="How long a save waits for the database before answering 503 (busy).",
+    )
+    limit_concurrency: int | None = Field(
+        default=None,
+        description="Most connections served at once; empty: just below the open-file limit.",
+    )
+    timeout_keep_alive: int = Field(
+        default=5, description="Seconds an idle keep-alive connection stays open."
+    )
+    backup_dir: str = Field(
+        default="",
+        description="Folder for automatic daily backups (and for `backup` without a path).",
+    )
+    backup_keep: int = Field(default=14, description="Daily backups kept in BACKUP_DIR.")
     public_url: str = Field(
         default="",
         description=(

@@ -12,7 +12,7 @@ from sqlmodel import Session, create_engine
 WRITE_OPTIONS = {"sqlite_begin": "IMMEDIATE"}
 
 
-def make_engine(database_url: str) -> Engine:
+def make_engine(database_url: str, *, busy_timeout_ms: int = 5000) -> Engine:
     """An engine for database_url, with SQLite set up for a busy table of phones."""
     url = make_url(database_url)
     if url.get_backend_name() != "sqlite":
@@ -28,7 +28,7 @@ def make_engine(database_url: str) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -39,6 +39,20 @@ def make_engine(database_url: str) -> Engine:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+def is_busy(error: Exception) -> bool:
+    """True for SQLite's "database is locked" (or busy) after the busy timeout ran out."""
+    text = str(getattr(error, "orig", error)).lower()
+    return "database is locked" in text or "database is busy" in text
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    """The database file behind a SQLite URL; None for another database or :memory:."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    return Path(url.database)
 
 
 def begin_write(session: Session) -> None:

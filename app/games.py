@@ -7,7 +7,6 @@ import hashlib
 import json
 import random
 import secrets
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from sqlmodel import Session, col, or_, select
 from . import live
 from .db import begin_write
 from .models import Game, GameRound, ReplacedCode, Seat, SeatScore
+from .names import UnreadableText, folded, looks_blank, plain_name
 from .rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
 from .rules.schedule import (
     ROUND_ORDERS,
@@ -321,9 +321,12 @@ def new_code() -> str:
 
 
 def clean_names(names: Sequence[str], *, fewest: int = 1) -> list[str]:
-    """Trimmed player names, checked for count, length and case-blind uniqueness (one name
-    is a solitaire game)."""
-    cleaned = [_plain_name(name) for name in names]
+    """Trimmed player names, checked for count, length, blankness and look-alike duplicates
+    (one name is a solitaire game)."""
+    try:
+        cleaned = [plain_name(name) for name in names]
+    except UnreadableText as error:
+        raise GameError(f"A name {error}: type it again.") from error
     if not fewest <= len(cleaned) <= MAX_PLAYERS:
         raise GameError(
             f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players (or 1 for solitaire); "
@@ -333,22 +336,21 @@ def clean_names(names: Sequence[str], *, fewest: int = 1) -> list[str]:
     for position, name in enumerate(cleaned, start=1):
         if not name:
             raise GameError(f"Player {position} needs a name.")
+        if looks_blank(name):
+            raise GameError(f"Player {position}'s name shows nothing: type letters or emoji.")
         if len(name) > NAME_LENGTH:
             raise GameError(f"{name[:12]}… is too long: names have at most {NAME_LENGTH} letters.")
-        if name.casefold() in seen:
-            raise GameError(f"Two players are called {name}: give each player a different name.")
-        seen[name.casefold()] = name
+        key = folded(name)
+        if key in seen:
+            # Spelled differently, not only in case: say which name it copies.
+            same = (
+                f" (it looks like {seen[key]})" if name.casefold() != seen[key].casefold() else ""
+            )
+            raise GameError(
+                f"Two players are called {name}{same}: give each player a different name."
+            )
+        seen[key] = name
     return cleaned
-
-
-def _plain_name(name: str) -> str:
-    """name in one normal form, without control or invisible characters, spaces folded."""
-    visible = "".join(
-        char
-        for char in unicodedata.normalize("NFC", str(name))
-        if unicodedata.category(char) not in ("Cc", "Cf")
-    )
-    return " ".join(visible.split())
 
 
 def create_game(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from .games import GameState
 
 QUEUE_SIZE = 8
+LATEST_KEPT = 4096
 
 
 @dataclass(eq=False)
@@ -42,6 +44,41 @@ class Broker:
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = {}
         self._lock = threading.Lock()
+        # The newest state seen of recent games, by topic, and each scorekeeper code's topic:
+        # a page opening its stream starts from here instead of the database, so a crowd of
+        # viewers arriving at once costs one read per game, not one each.
+        self._latest: OrderedDict[str, GameState] = OrderedDict()
+        self._topic_of: dict[str, str] = {}
+
+    def remember(self, state: GameState) -> None:
+        """Keep state as its game's newest, unless a newer one is known already."""
+        topic = state.watch_code
+        with self._lock:
+            known = self._latest.get(topic)
+            if known is not None and (
+                known.version > state.version or (known.version == state.version and known.can_edit)
+            ):
+                return
+            if known is not None and known.can_edit:
+                self._topic_of.pop(known.code, None)
+            self._latest[topic] = state
+            self._latest.move_to_end(topic)
+            if state.can_edit:
+                self._topic_of[state.code] = topic
+            while len(self._latest) > LATEST_KEPT:
+                _, dropped = self._latest.popitem(last=False)
+                self._topic_of.pop(dropped.code, None)
+
+    def latest(self, code: str) -> GameState | None:
+        """The newest known state of the game with this scorekeeper or watch code, as that
+        code may see it; None when it is not known here."""
+        with self._lock:
+            state = self._latest.get(self._topic_of.get(code, code))
+        if state is None:
+            return None
+        if code == state.watch_code:
+            return state.for_watchers() if state.can_edit else state
+        return state if state.can_edit and code == state.code else None
 
     def subscribe(self, topic: str) -> Subscription:
         """Start listening; call from the event loop the subscriber reads in."""
@@ -88,4 +125,5 @@ broker = Broker()
 
 def publish(topic: str, state: GameState) -> None:
     """Tell every open page of the game with this topic about its new state."""
+    broker.remember(state)
     broker.publish(topic, state)

@@ -1,40 +1,58 @@
 """The app factory: settings, database migration on start, routes and static files."""
 
+import asyncio
 import gc
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import logs
+from . import backup, logs
 from .config import PROJECT_DIR, Settings, settings
-from .db import make_engine
+from .db import is_busy, make_engine
 from .games import GameNotFound, NoSuchRound, ReadOnlyLink, ReplacedLink
+from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
+from .ratelimit import CreateLimiter
 from .web import api, pages, piles, stream
+
+log = logging.getLogger("crownkeeper")
+BUSY_MESSAGE = "The score keeper is busy; try again."
+BUSY_RETRY_AFTER = "2"
 
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
     """Build the app for app_settings (the environment's settings by default)."""
     chosen = app_settings or settings
-    engine = make_engine(chosen.database_url)
+    engine = make_engine(chosen.database_url, busy_timeout_ms=chosen.busy_timeout_ms)
     logs.install()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         upgrade_to_head(engine)
+        daily = None
+        if chosen.backup_dir:
+            daily = asyncio.create_task(
+                backup.daily_backups(engine, chosen.backup_dir, keep=chosen.backup_keep)
+            )
         # Everything loaded so far lives as long as the process: keep the collector from
         # walking it again and again, which pauses live updates to a table of watchers.
         gc.collect()
         gc.freeze()
         yield
+        if daily is not None:
+            daily.cancel()
+            with suppress(asyncio.CancelledError):
+                await daily
         engine.dispose()
 
     app = FastAPI(
@@ -46,6 +64,10 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     )
     app.state.engine = engine
     app.state.settings = chosen
+    app.state.create_limiter = CreateLimiter(chosen.create_rate_limit)
+    app.state.streams = stream.StreamCounts(
+        per_game=chosen.streams_per_game, total=chosen.streams_total
+    )
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
@@ -56,10 +78,18 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(GameNotFound, _game_problem)
     app.add_exception_handler(NoSuchRound, _game_problem)
     app.add_exception_handler(ReadOnlyLink, _game_problem)
-    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_exception_handler(OperationalError, _database_problem)
+    # Listed innermost first: each add_middleware wraps the ones before it. Requests pass
+    # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,
+    # the body limit and the cross-site check; every answer, refusals and errors included,
+    # leaves through SecurityHeadersMiddleware.
     app.add_middleware(GZipMiddleware, minimum_size=512)
+    app.add_middleware(CrossSiteMiddleware, refuse=_refusal)
+    app.add_middleware(BodyLimitMiddleware, limit=chosen.max_body_bytes, refuse=_refusal)
+    app.add_middleware(HeadMiddleware)
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
     app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)
+    app.add_middleware(SecurityHeadersMiddleware)
     return app
 
 
@@ -79,11 +109,35 @@ def _is_static(request: Request) -> bool:
     return request.url.path.removeprefix(request.scope.get("root_path", "")).startswith("/static")
 
 
-def _problem(request: Request, detail: str, status_code: int, **extra: object) -> Response:
+def _problem(
+    request: Request,
+    detail: str,
+    status_code: int,
+    headers: dict[str, str] | None = None,
+    **extra: object,
+) -> Response:
     """JSON with a `detail` for the API, a page that says it for everything else."""
-    if _is_api(request) or _is_static(request):
-        return JSONResponse({"detail": detail, **extra}, status_code=status_code)
-    return pages.error_page(request, detail, status_code=status_code)
+    if _is_api(request) or _is_static(request) or request.url.path.endswith("/events"):
+        response: Response = JSONResponse({"detail": detail, **extra}, status_code=status_code)
+    else:
+        response = pages.error_page(request, detail, status_code=status_code)
+    response.headers.update(headers or {})
+    return response
+
+
+def _refusal(scope: Scope, detail: str, status_code: int) -> Response:
+    """The answer to a request refused before it reached the routes (too big, cross-site)."""
+    response = _problem(Request(scope), detail, status_code)
+    # The body may be left unread: close the connection rather than wait for it.
+    response.headers["Connection"] = "close"
+    return response
+
+
+async def _database_problem(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, OperationalError)
+    if not is_busy(exc):
+        raise exc
+    return _problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
 
 
 GAME_PROBLEM_STATUS = {
@@ -117,7 +171,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     detail = str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found" and not _is_api(request):
         detail = f"There is no page at {request.url.path}."
-    return _problem(request, detail, exc.status_code)
+    return _problem(request, detail, exc.status_code, headers=exc.headers)
 
 
 SECURITY_HEADERS = [
@@ -129,10 +183,16 @@ SECURITY_HEADERS = [
     ),
     (b"x-content-type-options", b"nosniff"),
 ]
+# Answers carry game codes (the API's JSON, the pages): no cache keeps them, except the
+# static files, which carry none.
+NO_STORE = (b"cache-control", b"no-store")
 
 
 class SecurityHeadersMiddleware:
-    """Game links stay off other sites (no referrer) and pages run no inline script."""
+    """Game links stay off other sites (no referrer) and pages run no inline script. The
+    outermost of the app's own layers, so every answer gets the headers: an unexpected
+    error is answered here (500, or 503 when the database is busy), not by Starlette's
+    bare error page outside it."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -141,12 +201,38 @@ class SecurityHeadersMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = False
+        static = _is_static(Request(scope))
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 present = {name.lower() for name, _ in message.get("headers", [])}
                 extra = [(n, v) for n, v in SECURITY_HEADERS if n not in present]
+                if not static and NO_STORE[0] not in present:
+                    extra.append(NO_STORE)
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception as error:
+            if started:
+                raise
+            busy = isinstance(error, OperationalError) and is_busy(error)
+            if not busy:
+                log.exception("Error while answering %s", logs.redact(scope.get("path", "")))
+            answer = _failure_answer(scope, busy)
+            await answer(scope, receive, send_with_headers)
+
+
+def _failure_answer(scope: Scope, busy: bool) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    request = Request(scope)
+    try:
+        if busy:
+            return _problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
+        return _problem(request, "Something went wrong on the server; try again.", 500)
+    except Exception:  # the error page itself failed: say it plainly
+        log.exception("Error page failed")
+        return JSONResponse({"detail": "Something went wrong on the server."}, status_code=500)

@@ -65,6 +65,8 @@ def server_python() -> str:
 def start_server(folder: str, port: int, log) -> subprocess.Popen:
     env = dict(os.environ)
     env.update(DATABASE_URL=f"sqlite:///{folder}/bench.db", HOST="127.0.0.1", PORT=str(port))
+    # 200 viewers on one game: more than STREAMS_PER_GAME allows a game by default.
+    env.update(STREAMS_PER_GAME=str(VIEWERS_ON_FIRST + 50), CREATE_RATE_LIMIT="off")
     return subprocess.Popen(
         [server_python(), "-m", "app"],
         cwd=ROOT,

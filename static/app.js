@@ -190,7 +190,7 @@
 
   // Live updates: show when the stream is down, and retry a first connection that failed
   // (htmx retries dropped streams itself, but not one that never opened).
-  var LIVE_TEXT = { open: "Live", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Not live: reload the page" };
+  var LIVE_TEXT = { open: "Live", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Not live: reload the page", polling: "Busy: totals refresh every 15 s" };
   function liveState(element, state) {
     if (!element || !element.matches || !element.matches(".live")) return;
     element.dataset.sse = state;
@@ -198,21 +198,51 @@
     if (text) text.textContent = LIVE_TEXT[state];
   }
   document.addEventListener("htmx:sse:before:connection", function (event) {
+    if (event.target.dataset && event.target.dataset.polling) return;
     if (event.detail.connection && event.detail.connection.attempt > 0) liveState(event.target, "reconnecting");
   });
-  document.addEventListener("htmx:sse:after:connection", function (event) { liveState(event.target, "open"); });
-  document.addEventListener("htmx:sse:error", function (event) { liveState(event.target, "reconnecting"); });
+  document.addEventListener("htmx:sse:after:connection", function (event) {
+    if (event.target.dataset) delete event.target.dataset.polling;
+    liveState(event.target, "open");
+  });
+  document.addEventListener("htmx:sse:error", function (event) {
+    if (event.detail && event.detail.status === 503) pollLive(event.target);
+    else if (!event.target.dataset || !event.target.dataset.polling) liveState(event.target, "reconnecting");
+  });
   document.addEventListener("htmx:sse:close", function (event) {
     if (event.detail && event.detail.reason === "ended") liveState(event.target, "closed");
   });
   function retryLive(event) {
     var element = event.target;
     if (!element.matches || !element.matches(".live")) return;
-    var status = event.detail && event.detail.response ? event.detail.response.status : 0;
+    var detail = event.detail || {};
+    var response = detail.response || (detail.ctx && detail.ctx.response);
+    var status = response ? response.status : 0;
     if (status === 410) { window.location.reload(); return; }  // the link was replaced: its page says so
     if (status === 404 || status === 403) { liveState(element, "closed"); return; }
+    if (status === 503) { pollLive(element); return; }
     liveState(element, "reconnecting");
     setTimeout(function () { if (element.isConnected) window.htmx.process(element, true); }, 2000);
+  }
+  // The server had no room for this page's stream: fetch the live regions every 15 s instead.
+  function pollLive(element) {
+    liveState(element, "polling");
+    if (element.dataset.polling) return;
+    element.dataset.polling = "1";
+    var timer = setInterval(function () {
+      if (!element.isConnected || !element.dataset.polling) { clearInterval(timer); return; }
+      fetch(element.dataset.poll, { headers: { "HX-Request": "true" } }).then(function (response) {
+        if (response.status === 410) window.location.reload();  // the link was replaced
+        return response.ok ? response.text() : "";
+      }).then(function (html) {
+        var parsed = document.createElement("template");
+        parsed.innerHTML = html;
+        parsed.content.querySelectorAll("hx-partial").forEach(function (part) {
+          var target = document.querySelector(part.getAttribute("hx-target"));
+          if (target) { target.innerHTML = part.innerHTML; window.htmx.process(target); }
+        });
+      }).catch(function () {});
+    }, 15000);
   }
   document.addEventListener("htmx:response:error", retryLive);
   document.addEventListener("htmx:error", retryLive);

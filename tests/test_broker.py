@@ -38,3 +38,32 @@ def test_publishing_from_another_thread_reaches_the_loop():
         assert await asyncio.wait_for(subscription.next_state(), 2) == "saved"
 
     run(scenario)
+
+
+def test_the_newest_state_is_kept_for_pages_that_open_later():
+    from dataclasses import replace
+
+    from app.games import GameState
+    from app.live import Broker
+
+    keeper = GameState(
+        code="keeper1",
+        watch_code="watch1",
+        can_edit=True,
+        players=("Ann", "Ben"),
+        first_dealer=0,
+        rounds=(),
+        finished=False,
+        version=3,
+    )
+    broker = Broker()
+    broker.remember(keeper)
+    broker.remember(replace(keeper, version=2))  # an older read arriving late changes nothing
+    assert broker.latest("keeper1").version == 3
+    watcher_view = broker.latest("watch1")
+    assert watcher_view.code == "watch1" and not watcher_view.can_edit
+    # A replaced scorekeeper code is forgotten at once.
+    broker.remember(replace(keeper, code="keeper2", version=4))
+    assert broker.latest("keeper1") is None
+    assert broker.latest("keeper2").version == 4
+    assert broker.latest("nobody") is None

@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
-SETTINGS_ENV = ("DATABASE_URL", "HOST", "PORT", "ROOT_PATH", "FORWARDED_ALLOW_IPS")
+SETTINGS_ENV = ("DATABASE_URL", "HOST", "PORT", "ROOT_PATH", "FORWARDED_ALLOW_IPS", "BACKUP_DIR")
 START_TIMEOUT = 30.0
 
 
@@ -165,6 +165,7 @@ def test_installed_like_the_image_the_app_serves(tmp_path: Path) -> None:
         "PATH": f"{venv / 'bin'}{os.pathsep}{base_env.get('PATH', '')}",
         **env_defaults(),
         "DATABASE_URL": f"sqlite:///{tmp_path / 'data' / 'crownkeeper.db'}",
+        "BACKUP_DIR": str(tmp_path / "data" / "backups"),
         "HOST": "127.0.0.1",
         "PORT": str(free_port()),
     }

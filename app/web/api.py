@@ -2,9 +2,9 @@
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path, status
+from fastapi import APIRouter, Body, Depends, Path, Request, status
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -28,6 +28,8 @@ from ..games import (
     replace_keeper_code,
     save_round,
 )
+from ..names import check_encodable
+from ..ratelimit import RateLimited
 from ..rules.cards import CardError, Decks
 from ..rules.schedule import RoundOrder
 from ..rules.scoring import RoundError, SeatResult
@@ -35,13 +37,18 @@ from ..rules.solver import check_hand_size, round_wild_rank, solve
 
 router = APIRouter(prefix="/api", tags=["games"])
 
+# Text as sent, refused (422) when it holds lone surrogates that no reply could echo back.
+Text = Annotated[str, AfterValidator(check_encodable)]
+# Types as they are written: 5 is points, "5" and 5.0 are not; true is a boolean, 1 is not.
+STRICT = ConfigDict(extra="forbid", strict=True)
+
 
 class GameCreate(BaseModel):
     """A new game: names in clockwise seat order (one name: solitaire), who deals first,
     and the order of the rounds."""
 
-    model_config = ConfigDict(extra="forbid")
-    players: list[str] = Field(min_length=1, max_length=50)
+    model_config = STRICT
+    players: list[Text] = Field(min_length=1, max_length=50)
     first_dealer: int = 0
     order: RoundOrder = Field(
         default="up",
@@ -53,9 +60,9 @@ class GameCreate(BaseModel):
 class SeatResultIn(BaseModel):
     """One seat's result: went out, the cards left in hand, or the points counted already."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     went_out: bool = False
-    cards: list[str] | None = Field(default=None, max_length=60)
+    cards: list[Text] | None = Field(default=None, max_length=60)
     points: int | None = None
 
     @model_validator(mode="after")
@@ -70,7 +77,7 @@ class RoundSave(BaseModel):
     """Every seat's result for one round, in seat order (null for a seat not in the round;
     solitaire: one result, the pile); version guards against overwrites."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
     results: list[SeatResultIn | None] = Field(max_length=50)
     version: int | None = None
 
@@ -79,8 +86,8 @@ class PlayerJoin(BaseModel):
     """A player sitting down mid-game: at clockwise position seat (default: last), starting
     with zero, the highest total so far, the rounded average, or a number of points."""
 
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(max_length=200)
+    model_config = STRICT
+    name: Text = Field(max_length=200)
     seat: int | None = None
     start: Literal["zero", "highest", "average"] | int = "zero"
 
@@ -240,9 +247,22 @@ def code_problem(engine: Engine, code: str, method: str) -> GameError | GameNotF
 KeeperCode = Annotated[str, Depends(scorekeeper_code)]
 
 
-@router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GamePublic)
-def create(body: GameCreate, session: SessionDep) -> Any:
-    """Start a game."""
+@router.post(
+    "/games",
+    status_code=status.HTTP_201_CREATED,
+    response_model=GamePublic,
+    responses={429: {"description": "Too many new games from this address; see Retry-After"}},
+)
+def create(body: GameCreate, request: Request, session: SessionDep) -> Any:
+    """Start a game (CREATE_RATE_LIMIT new games per client address: 429 beyond)."""
+    try:
+        request.app.state.create_limiter.check(request)
+    except RateLimited as error:
+        return JSONResponse(
+            {"detail": str(error)},
+            status_code=429,
+            headers={"Retry-After": str(error.retry_after)},
+        )
     try:
         state = create_game(
             session, players=body.players, first_dealer=body.first_dealer, order=body.order
@@ -364,9 +384,9 @@ class HandCheck(BaseModel):
     """A hand to lay out: card codes with suits, the round's wild rank, and whether the
     hand is the one after drawing (one card then goes to the discard pile)."""
 
-    model_config = ConfigDict(extra="forbid")
-    cards: list[str] = Field(max_length=60)
-    wild_rank: str | int | None = Field(
+    model_config = STRICT
+    cards: list[Text] = Field(max_length=60)
+    wild_rank: Text | int | None = Field(
         default=None, description="The wild rank; with cards_dealt it may be left out"
     )
     cards_dealt: int | None = Field(

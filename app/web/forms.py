@@ -67,6 +67,7 @@ class RoundForm:
     conflict: bool = False
     # The version "Replace it with mine" was offered against; only that button sends it.
     replace_version: int | None = None
+    version_unreadable: bool = False
     players_in: tuple[int, ...] | None = None
     """The seats in this round (None: everyone); the others get no result."""
 
@@ -106,7 +107,10 @@ class RoundForm:
             seats.append(SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed, zero=zero))
         form = cls(number=number, seats=seats, players_in=players_in)
         form.went_out = _seat_index(fields.get("went_out", ""), seat_count)
-        form.version = _int_or_none(fields.get("version", ""))
+        version_text = fields.get("version", "").strip()
+        form.version = _int_or_none(version_text)
+        # Without a readable version the stale check cannot run: refuse rather than skip it.
+        form.version_unreadable = bool(version_text) and form.version is None
         form.replace_version = _int_or_none(fields.get("replace", ""))
         return form
 
@@ -138,6 +142,12 @@ class RoundForm:
         """The seats' results for the rules (None for a seat not in the round), or None
         after noting each unreadable entry and each seat left empty without saying so (a
         forgotten player is not a 0)."""
+        if self.version_unreadable:
+            self.errors.append(
+                "This page's copy of the game could not be read, so nothing was saved. "
+                "Check the sheet, then save again: your entries are kept."
+            )
+            return None
         results: list[SeatResult | None] = []
         for seat, entry in enumerate(self.seats):
             if not self.plays(seat):
@@ -182,6 +192,8 @@ class NewGameForm:
     names: list[str]
     first_dealer: int = 0
     error: str = ""
+    # Set when parsing: a first dealer that is no seat, or names past the most players.
+    problem: str = ""
     mode: str = "game"
     order: RoundOrder = "up"
 
@@ -191,11 +203,26 @@ class NewGameForm:
 
     @classmethod
     def parse(cls, fields: Mapping[str, str]) -> NewGameForm:
-        names = [fields.get(f"name_{i}", "") for i in range(MAX_PLAYERS) if f"name_{i}" in fields]
-        first = _int_or_none(fields.get("first_dealer", "0")) or 0
-        mode = "solitaire" if fields.get("mode") == "solitaire" else "game"
-        order = next((o for o in ROUND_ORDERS if o == fields.get("order")), "up")
-        return cls(names=[n[:60] for n in names], first_dealer=first, mode=mode, order=order)
+        numbered = sorted(
+            int(key[5:]) for key in fields if key.startswith("name_") and key[5:].isdigit()
+        )
+        names = [fields[f"name_{i}"] for i in numbered if i < MAX_PLAYERS]
+        form = cls(names=[n[:60] for n in names])
+        if numbered and numbered[-1] >= MAX_PLAYERS:
+            extra = sum(bool(fields[f"name_{i}"].strip()) for i in numbered if i >= MAX_PLAYERS)
+            if extra:
+                form.problem = (
+                    f"A game has at most {MAX_PLAYERS} players; "
+                    f"{extra} more name(s) were sent and left out."
+                )
+        first = _int_or_none(fields.get("first_dealer", "0"))
+        if first is None or not 0 <= first < max(len(form.names), 1):
+            form.problem = form.problem or "Choose the first dealer from the players listed."
+        else:
+            form.first_dealer = first
+        form.mode = "solitaire" if fields.get("mode") == "solitaire" else "game"
+        form.order = next((o for o in ROUND_ORDERS if o == fields.get("order")), "up")
+        return form
 
     def apply_action(self, fields: Mapping[str, str]) -> bool:
         """Add, remove or move a seat, as the button pressed asks; True if it was one."""

@@ -35,6 +35,7 @@ from ..games import (
     replace_keeper_code,
     save_round,
 )
+from ..ratelimit import RateLimited
 from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
 from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
@@ -164,6 +165,7 @@ def _set_games_cookie(response: Response, request: Request, codes: list[str]) ->
         ".".join(codes),
         max_age=400 * 24 * 3600,
         httponly=True,
+        secure=request.url.scheme == "https",
         samesite="lax",
         path=request.scope.get("root_path") or "/",
     )
@@ -186,9 +188,13 @@ async def new_game(request: Request, session: SessionDep) -> Response:
     """Create the game, or add, remove or move a seat on the form."""
     fields = await posted_fields(request)
     form = NewGameForm.parse(fields)
+    status, headers = 200, {}
     if not form.apply_action(fields):
         names, first_dealer = form.players()
         try:
+            if form.problem:
+                raise GameError(form.problem)
+            request.app.state.create_limiter.check(request)
             state = create_game(
                 session,
                 players=names,
@@ -197,13 +203,17 @@ async def new_game(request: Request, session: SessionDep) -> Response:
                 mode="solitaire" if form.mode == "solitaire" else "game",
             )
         except GameError as error:
-            form.error = str(error)
+            form.error, status = str(error), 422
+        except RateLimited as error:
+            form.error, status = str(error), 429
+            headers["Retry-After"] = str(error.retry_after)
         else:
             return redirect(request, request.url_for("game_page", code=state.code))
-    status = 422 if form.error else 200
-    return render(
+    response = render(
         request, "home.html", {"form": form, "games": []}, block="new_game", status_code=status
     )
+    response.headers.update(headers)
+    return response
 
 
 @router.get("/g/{code}")
@@ -258,6 +268,8 @@ async def post_round(request: Request, code: Code, number: int, session: Session
             saved_url = request.url_for("game_page", code=code).include_query_params(saved=number)
             return redirect(request, saved_url)
         state = load_game(session, code=code)
+        if form.version_unreadable:
+            form.version = state.version
     if from_game_page:
         return _game_response(request, state, form=form, status_code=status)
     return render(

@@ -1,10 +1,13 @@
 """Server-sent events: every open game page hears about each change within moments."""
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator
 from typing import Annotated
 
+import anyio
+import anyio.to_thread
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
+from fastapi.responses import HTMLResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
@@ -37,25 +40,95 @@ def load_briefly(request: Request, code: str) -> GameState:
         return load_game(session, code=code)
 
 
-def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
+# Streams read the database on a few threads of their own: two thousand pages opening at
+# once then queue here, and the threads that answer ordinary requests stay free.
+STREAM_THREADS = anyio.CapacityLimiter(4)
+
+
+async def load_for_stream(request: Request, code: str) -> GameState:
+    """The game's newest state: from memory when a save or another page has seen it lately,
+    from the database otherwise."""
+    known = live.broker.latest(code)
+    if known is not None:
+        return known
+    state = await anyio.to_thread.run_sync(load_briefly, request, code, limiter=STREAM_THREADS)
+    live.broker.remember(state)
+    return state
+
+
+async def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
     """The game, or a 404 (410 for a replaced scorekeeper link) before the stream starts."""
     try:
-        return load_briefly(request, code)
+        return await load_for_stream(request, code)
     except ReplacedLink as error:
         raise HTTPException(410, str(error)) from error
     except GameNotFound as error:
         raise HTTPException(404, str(error)) from error
 
 
+# A page turned away from its stream polls the live regions instead, this often (seconds).
+POLL_SECONDS = 15
+
+
+class StreamCounts:
+    """Open streams, per game and in all: STREAMS_PER_GAME and STREAMS_TOTAL cap them, so a
+    crowd of viewers cannot starve the table of connections and memory."""
+
+    def __init__(self, *, per_game: int, total: int) -> None:
+        self.per_game = per_game
+        self.total = total
+        self.open: Counter[str] = Counter()
+
+    def try_open(self, game: str) -> bool:
+        """Take a place for one stream of game; False when a cap is reached."""
+        if self.open[game] >= self.per_game or self.open.total() >= self.total:
+            return False
+        self.open[game] += 1
+        return True
+
+    def close(self, game: str) -> None:
+        self.open[game] -= 1
+        if self.open[game] <= 0:
+            del self.open[game]
+
+
+async def stream_place(
+    request: Request, game: Annotated[GameState, Depends(game_to_follow)]
+) -> AsyncIterator[GameState]:
+    """A place among the capped streams for the whole life of this one, or 503. Runs on the
+    event loop, so checking and taking a place cannot interleave with another request."""
+    counts: StreamCounts = request.app.state.streams
+    if not counts.try_open(game.watch_code):
+        raise HTTPException(
+            503,
+            "Too many live pages are open; this page refreshes its totals every "
+            f"{POLL_SECONDS} s instead.",
+            headers={"Retry-After": str(POLL_SECONDS)},
+        )
+    try:
+        yield game
+    finally:
+        counts.close(game.watch_code)
+
+
+@router.get("/g/{code}/live", response_class=HTMLResponse)
+async def game_live(request: Request, code: str) -> HTMLResponse:
+    """The live regions once, as a stream would send them: what a page polls when the
+    server had no room for its stream."""
+    state = await game_to_follow(request, code)
+    html = await run_in_threadpool(rendered_once, request, state)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
 @router.get("/g/{code}/events", response_class=EventSourceResponse)
 async def game_events(
-    request: Request, code: str, game: Annotated[GameState, Depends(game_to_follow)]
+    request: Request, code: str, game: Annotated[GameState, Depends(stream_place)]
 ) -> AsyncIterator[ServerSentEvent]:
     """The game's live regions now, then again after every change."""
     subscription = live.broker.subscribe(game.watch_code)
     try:
         # Subscribed first, then read: a change in between is not missed.
-        state: GameState | None = await run_in_threadpool(load_briefly, request, code)
+        state: GameState | None = await load_for_stream(request, code)
         shown_version = -1
         while state is not None:
             if state.version <= shown_version:

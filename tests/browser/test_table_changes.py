@@ -21,10 +21,19 @@ def sheet_headers(phone):
     return [" ".join(h.split()) for h in sheet.get_by_role("columnheader").all_inner_texts()]
 
 
+RANK_KEYS = {
+    "Three": "3", "Four": "4", "Five": "5", "Six": "6", "Seven": "7", "Eight": "8",
+    "Nine": "9", "Ten": "10", "Jack": "J", "Queen": "Q", "King": "K",
+}  # fmt: skip
+
+
 def tap(area, *names):
+    """Tap cards by name ("Seven of hearts"); each key is named with its rank code first."""
     grid = area.get_by_role("group", name="Add a card to the hand")
     for name in names:
-        grid.get_by_role("button", name=name, exact=True).click()
+        code = RANK_KEYS.get(name.split()[0])
+        key = f"{code} {name}" if code else name
+        grid.get_by_role("button", name=key, exact=True).click()
 
 
 def test_a_solitaire_game(phone, live_server, screenshots):

@@ -1,0 +1,148 @@
+"""Pure ASGI guards in front of the app: bodies too big are refused before anyone reads them,
+form posts from other sites change nothing, and HEAD is answered wherever GET is."""
+
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# Builds the answer for a refused request (JSON for the API, a page otherwise), as an ASGI app.
+Refusal = Callable[[Scope, str, int], Callable[[Scope, Receive, Send], Awaitable[None]]]
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+class BodyTooLarge(HTTPException):
+    """The request body passed MAX_BODY_BYTES while it was being read."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, too_large_message(limit))
+
+
+def too_large_message(limit: int) -> str:
+    return f"The request is too large: at most {limit // 1024} KB is taken."
+
+
+class BodyLimitMiddleware:
+    """Refuse bodies over limit bytes with 413: at once when Content-Length says so, or as
+    soon as the bytes read pass it (chunked bodies), so a big body never sits in memory."""
+
+    def __init__(self, app: ASGIApp, *, limit: int, refuse: Refusal) -> None:
+        self.app = app
+        self.limit = limit
+        self.refuse = refuse
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _header(scope, b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self.refuse(scope, too_large_message(self.limit), 413)(scope, receive, send)
+            return
+        received = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise BodyTooLarge(self.limit)
+            return message
+
+        async def watching_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, watching_send)
+        except BodyTooLarge as error:
+            # Read outside the routes' error handling (a form parser, a middleware).
+            if started:
+                raise
+            await self.refuse(scope, str(error.detail), 413)(scope, receive, send)
+
+
+class CrossSiteMiddleware:
+    """A change asked for by another web site's page is refused with 403: a browser sends
+    Origin (and Sec-Fetch-Site) with such posts. Requests without them (curl, scripts) pass."""
+
+    def __init__(self, app: ASGIApp, *, refuse: Refusal) -> None:
+        self.app = app
+        self.refuse = refuse
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in UNSAFE_METHODS and _cross_site(scope):
+            message = (
+                "This change came from another web site, so it was not made. "
+                "Open Crownkeeper's own page and try again."
+            )
+            await self.refuse(scope, message, 403)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _cross_site(scope: Scope) -> bool:
+    if (_header(scope, b"sec-fetch-site") or "").lower() == "cross-site":
+        return True
+    origin = _header(scope, b"origin")
+    # "null" is what browsers send for our own pages' form posts under Referrer-Policy
+    # no-referrer; Sec-Fetch-Site (above) tells those apart from other sites'.
+    if origin is None or origin.strip().lower() == "null":
+        return False
+    return _origin_of(origin) != _origin_of(f"{scope['scheme']}://{_header(scope, b'host')}")
+
+
+def _origin_of(url: str) -> tuple[str, str, str] | None:
+    """(scheme, host, port) with default ports filled in; None for "null" or a broken one."""
+    try:
+        parts = urlsplit(url.strip().lower())
+        port = str(parts.port) if parts.port else DEFAULT_PORTS.get(parts.scheme, "")
+    except ValueError:
+        return None
+    if not parts.scheme or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port
+
+
+class HeadMiddleware:
+    """HEAD wherever GET works (health checks use it): the GET's status and headers, no
+    body. A stream (live updates) ends as soon as its headers are out."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        finished = False
+
+        async def receive_until_finished() -> Message:
+            if finished:
+                return {"type": "http.disconnect"}
+            return await receive()
+
+        async def send_headers_only(message: Message) -> None:
+            nonlocal finished
+            if message["type"] == "http.response.start":
+                await send(message)
+            elif message["type"] == "http.response.body" and not finished:
+                finished = True
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            # Anything a stream sends later is dropped: its reader is told (receive above)
+            # that the client has gone, which ends it.
+
+        await self.app({**scope, "method": "GET"}, receive_until_finished, send_headers_only)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
