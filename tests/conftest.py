@@ -93,3 +93,13 @@ def went_out_first(seat_count, *, out=0, points=None):
         {"went_out": True} if seat == out else {"points": (points or [4] * seat_count)[seat]}
         for seat in range(seat_count)
     ]
+
+
+def round_form(seat_count, **fields):
+    """The round-entry form as a page posts it: every seat empty unless fields say otherwise."""
+    data = {"from": "game", "version": ""}
+    for seat in range(seat_count):
+        data[f"cards_{seat}"] = ""
+        data[f"points_{seat}"] = ""
+    data.update(fields)
+    return data

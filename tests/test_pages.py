@@ -4,18 +4,10 @@ import re
 
 import pytest
 
+from tests.conftest import round_form
 from tests.html import elements, parse, visible_text
 
 FRAGMENT = {"HX-Request": "true", "HX-Request-Type": "partial"}
-
-
-def round_form(seat_count, **fields):
-    data = {"from": "game", "version": ""}
-    for seat in range(seat_count):
-        data[f"cards_{seat}"] = ""
-        data[f"points_{seat}"] = ""
-    data.update(fields)
-    return data
 
 
 def names_on_form(html):

@@ -6,18 +6,10 @@ import re
 import pytest
 from starlette.routing import Route
 
+from tests.conftest import round_form
 from tests.html import elements, visible_text
 
 HX = {"HX-Request": "true", "HX-Request-Type": "partial"}
-
-
-def round_form(seat_count, **fields):
-    data = {"from": "game", "version": ""}
-    for seat in range(seat_count):
-        data[f"cards_{seat}"] = ""
-        data[f"points_{seat}"] = ""
-    data.update(fields)
-    return data
 
 
 def test_every_route_has_its_own_name(app):
