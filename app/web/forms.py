@@ -7,10 +7,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..games import GameState, RoundState, SeatEntry
-from ..rules.cards import JOKER, MAX_PLAYERS, RANK_CODES, RANK_NAMES, RANKS, CardError, parse_card
+from ..rules.cards import (
+    JOKER,
+    MAX_PLAYERS,
+    RANK_CODES,
+    RANK_NAMES,
+    RANKS,
+    CardError,
+    Decks,
+    parse_card,
+)
 from ..rules.schedule import ROUND_COUNT, ROUND_ORDERS, RoundOrder, cards_dealt
 from ..rules.scoring import JOKER_POINTS, SeatResult, card_points
-from ..rules.solver import MAX_HAND
+from ..rules.solver import MAX_HAND, Solution, solve
 
 MAX_FORM_CARDS = 20
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
@@ -431,6 +440,20 @@ class HandForm:
             f"{len(self.cards)} cards is too many: {self.cards_dealt} were dealt"
             f"{', and one was drawn' if self.discard else ''}. Remove {extra}."
         )
+
+    def check(self, wild_rank: int, decks: Decks) -> tuple[list[CardFace], Solution | None]:
+        """The tapped cards' faces and, once the hand holds the right count, its best layout;
+        any problem is kept in self.error."""
+        faces = self.faces()
+        if not self.error:
+            self.error = self.count_error()
+        if not faces or self.error or self.still_to_tap:
+            return faces or [], None
+        try:
+            return faces, solve(self.cards, wild_rank, self.discard, decks=decks)
+        except ValueError as error:
+            self.error = str(error)
+            return faces, None
 
     def faces(self) -> list[CardFace] | None:
         """The tapped cards' faces, or None (with a message) when a code is not a card."""

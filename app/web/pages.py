@@ -39,7 +39,7 @@ from ..ratelimit import RateLimited
 from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
 from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
-from ..rules.solver import has_wild_only_group, solve
+from ..rules.solver import has_wild_only_group
 from .forms import (
     HandForm,
     JoinForm,
@@ -347,18 +347,10 @@ def replace_code_page(request: Request, code: Code, session: SessionDep) -> Resp
 def hand_page(request: Request) -> Response:
     """The hand checker: tap a hand, see its best books and runs and what it costs."""
     form = HandForm.parse(request.query_params)
-    faces = form.faces()
-    if not form.error:
-        form.error = form.count_error()
-    solution = None
-    if faces and not form.error and not form.still_to_tap:
-        try:
-            solution = solve(form.cards, form.wild_rank, form.discard, decks=Decks(form.games))
-        except ValueError as error:
-            form.error = str(error)
+    faces, solution = form.check(form.wild_rank, Decks(form.games))
     context = {
         "form": form,
-        "faces": faces or [],
+        "faces": faces,
         "solution": solution,
         "plans": plan_rounds(seat_count=1),
     }

@@ -14,7 +14,6 @@ from ..games import GameError, GameState, RoundState, parse_cards, save_round
 from ..rules.cards import CardError
 from ..rules.scoring import RoundError, SeatResult
 from ..rules.solitaire import SOLITAIRE_DECKS
-from ..rules.solver import solve
 from .forms import HandForm
 from .pages import (
     Code,
@@ -79,22 +78,14 @@ def _pile_form(pile: RoundState, fields: Any) -> HandForm:
 def _pile_response(
     request: Request, state: GameState, pile: RoundState, form: HandForm, *, status_code: int = 200
 ) -> Response:
-    faces = form.faces()
-    if not form.error:
-        form.error = form.count_error()
-    solution = None
-    if faces and not form.error and not form.still_to_tap:
-        try:
-            solution = solve(form.cards, pile.wild_rank, form.discard, decks=SOLITAIRE_DECKS)
-        except ValueError as error:
-            form.error = str(error)
+    faces, solution = form.check(pile.wild_rank, SOLITAIRE_DECKS)
     if form.error and status_code == 200:
         status_code = 422
     context = {
         "state": state,
         "pile": pile,
         "form": form,
-        "faces": faces or [],
+        "faces": faces,
         "solution": solution,
     }
     block = "picker" if request.query_params.get("part") == "picker" else "result"
