@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import secrets
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlmodel import Session, col, or_, select
 
@@ -20,6 +20,7 @@ from .rules.scoring import SeatResult, score_round
 from .rules.standings import leaders, ranking, totals
 
 NAME_LENGTH = 30
+RESTORE_DAYS = 30
 
 
 class GameNotFound(LookupError):
@@ -98,6 +99,13 @@ class GameState:
     rounds: tuple[RoundState, ...]
     finished: bool
     version: int
+    game_id: int = 0
+    uid: str = ""
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+    deleted: bool = False
+    rematch_code: str | None = None
+    rematch_watch_code: str | None = None
 
     @property
     def decks(self) -> Decks:
@@ -133,7 +141,9 @@ class GameState:
 
     def for_watchers(self) -> GameState:
         """The same game as the watch link shows it: no scorekeeper code, no editing."""
-        return replace(self, code=self.watch_code, can_edit=False)
+        return replace(
+            self, code=self.watch_code, can_edit=False, rematch_code=self.rematch_watch_code
+        )
 
     def round(self, number: int) -> RoundState:
         """Round number, or GameError when the game has no such round."""
@@ -144,15 +154,25 @@ class GameState:
         return self.rounds[number - 1]
 
 
+GameListener = Callable[[Session, GameState], None]
+_listeners: list[GameListener] = []
+
+
+def on_change(listener: GameListener) -> None:
+    """Call listener inside every change's transaction with the game's new state, so another
+    service (the tables' stats) stays in step with it."""
+    _listeners.append(listener)
+
+
 def new_code() -> str:
     """An unguessable, URL-safe game code (128 bits of randomness)."""
     return secrets.token_urlsafe(16)
 
 
-def clean_names(names: Sequence[str]) -> list[str]:
+def clean_names(names: Sequence[str], *, check_count: bool = True) -> list[str]:
     """Trimmed player names, checked for count, length and case-blind uniqueness."""
     cleaned = [_plain_name(name) for name in names]
-    if not MIN_PLAYERS <= len(cleaned) <= MAX_PLAYERS:
+    if check_count and not MIN_PLAYERS <= len(cleaned) <= MAX_PLAYERS:
         raise GameError(
             f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players; you entered {len(cleaned)}."
         )
@@ -178,13 +198,21 @@ def _plain_name(name: str) -> str:
     return " ".join(visible.split())
 
 
-def create_game(session: Session, *, players: Sequence[str], first_dealer: int = 0) -> GameState:
+def create_game(
+    session: Session,
+    *,
+    players: Sequence[str],
+    first_dealer: int = 0,
+    rematch_of: int | None = None,
+) -> GameState:
     """Start a game with players in clockwise order; first_dealer is a seat index."""
     names = clean_names(players)
     if not 0 <= first_dealer < len(names):
         raise GameError(f"The first dealer must be one of the {len(names)} seats.")
     begin_write(session)
-    game = Game(code=new_code(), watch_code=new_code(), first_dealer=first_dealer)
+    game = Game(
+        code=new_code(), watch_code=new_code(), first_dealer=first_dealer, rematch_of=rematch_of
+    )
     session.add(game)
     session.flush()
     assert game.id is not None
@@ -217,8 +245,7 @@ def replace_keeper_code(session: Session, *, code: str) -> GameState:
     game.code = new_code()
     game.version += 1
     session.add(game)
-    session.commit()
-    return _saved(session, game)
+    return _commit(session, game)
 
 
 def save_round(
@@ -276,8 +303,7 @@ def save_round(
         game.finished_at = now
     game.version += 1
     session.add(game)
-    session.commit()
-    return _saved(session, game)
+    return _commit(session, game)
 
 
 def finish_game(session: Session, *, code: str) -> GameState:
@@ -290,9 +316,13 @@ def finish_game(session: Session, *, code: str) -> GameState:
         game.finished_at = datetime.now(UTC)
         game.version += 1
         session.add(game)
-        session.commit()
-        return _saved(session, game)
+        return _commit(session, game)
     return _state(session, game)
+
+
+def uids_of(session: Session, *, game_ids: Sequence[int]) -> set[str]:
+    """The stable ids of these games."""
+    return set(session.exec(select(Game.uid).where(col(Game.id).in_(game_ids))).all())
 
 
 def parse_cards(codes: Sequence[str]) -> tuple[Card, ...]:
@@ -300,20 +330,175 @@ def parse_cards(codes: Sequence[str]) -> tuple[Card, ...]:
     return tuple(parse_card(code) for code in codes)
 
 
-def _find(session: Session, code: str, *, for_edit: bool = True) -> Game:
+def rematch_game(session: Session, *, code: str) -> tuple[GameState, bool]:
+    """The next game of a finished one: the same players in the same seats, the deal starting
+    one seat further on. Pages watching the old game are told. True when it is new (a second
+    ask gets the rematch already started)."""
+    begin_write(session)
+    game = _find(session, code)
+    if game.finished_at is None:
+        raise GameError("Finish this game before starting a rematch.")
+    existing = _rematch(session, game)
+    if existing is not None:
+        return _state(session, existing), False
+    old = _state(session, game)
+    session.rollback()
+    new = create_game(
+        session,
+        players=old.players,
+        first_dealer=(old.first_dealer + 1) % len(old.players),
+        rematch_of=old.game_id,
+    )
+    begin_write(session)
+    game = _find(session, code)
+    game.version += 1
+    session.add(game)
+    _commit(session, game)
+    return new, True
+
+
+def delete_game(session: Session, *, code: str) -> GameState:
+    """Put the game away: it leaves every list and stat, and can be restored for a while."""
+    begin_write(session)
+    game = _find(session, code)
+    game.deleted_at = datetime.now(UTC)
+    game.version += 1
+    session.add(game)
+    return _commit(session, game)
+
+
+def restore_game(session: Session, *, code: str) -> GameState:
+    """Bring back a deleted game, within RESTORE_DAYS of deleting it."""
+    begin_write(session)
+    game = _find(session, code, include_deleted=True)
+    if game.deleted_at is None:
+        return _state(session, game)
+    deleted_at = game.deleted_at.replace(tzinfo=game.deleted_at.tzinfo or UTC)
+    if datetime.now(UTC) - deleted_at > timedelta(days=RESTORE_DAYS):
+        raise GameNotFound(
+            f"This game was deleted more than {RESTORE_DAYS} days ago and cannot come back."
+        )
+    game.deleted_at = None
+    game.version += 1
+    session.add(game)
+    return _commit(session, game)
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """A round as an export holds it: the plan, and each seat's result (None: not played)."""
+
+    number: int
+    cards_dealt: int
+    wild_rank: int
+    dealer: int
+    results: Sequence[SeatResult] | None
+
+
+def add_recorded_game(
+    session: Session,
+    *,
+    players: Sequence[str],
+    first_dealer: int,
+    rounds: Sequence[RoundRecord],
+    created_at: datetime,
+    finished_at: datetime | None,
+) -> GameState:
+    """Add a whole game from a record (an import) inside the caller's transaction, checking
+    every round with the rules; GameError or RoundError when the record cannot stand."""
+    names = clean_names(players)
+    seat_count = len(names)
+    if not 0 <= first_dealer < seat_count:
+        raise GameError(f"The first dealer must be one of the {seat_count} seats.")
+    if not rounds or [r.number for r in rounds] != list(range(1, len(rounds) + 1)):
+        raise GameError("The rounds must be numbered 1, 2, 3… in order.")
+    decks = Decks.for_players(seat_count)
+    game = Game(
+        code=new_code(),
+        watch_code=new_code(),
+        first_dealer=first_dealer,
+        created_at=created_at,
+        finished_at=finished_at,
+    )
+    session.add(game)
+    session.flush()
+    session.add_all(Seat(game_id=game.id, position=p, name=n) for p, n in enumerate(names))
+    played_all = True
+    for record in rounds:
+        if record.wild_rank not in RANK_CODES or not 0 <= record.dealer < seat_count:
+            raise GameError(f"Round {record.number} has an unknown wild rank or dealer.")
+        if not 1 <= record.cards_dealt <= 20:
+            raise GameError(f"Round {record.number} deals an impossible number of cards.")
+        db_round = GameRound(
+            game_id=game.id,
+            number=record.number,
+            cards_dealt=record.cards_dealt,
+            wild_rank=record.wild_rank,
+            dealer=record.dealer,
+        )
+        session.add(db_round)
+        if record.results is None:
+            played_all = False
+            continue
+        if not played_all:
+            raise GameError(f"Round {record.number} is saved after a round that was not played.")
+        outcome = score_round(
+            record.results,
+            seat_names=names,
+            cards_dealt=record.cards_dealt,
+            wild_rank=record.wild_rank,
+            decks=decks,
+        )
+        session.flush()
+        for position, (result, points) in enumerate(
+            zip(record.results, outcome.scores, strict=True)
+        ):
+            session.add(
+                SeatScore(
+                    round_id=db_round.id,
+                    position=position,
+                    points=points,
+                    went_out=position == outcome.went_out,
+                    cards=None
+                    if result.cards is None
+                    else ",".join(card.code for card in result.cards),
+                    saved_at=finished_at or created_at,
+                )
+            )
+    if played_all and game.finished_at is None:
+        game.finished_at = created_at
+    session.flush()
+    return _state(session, game)
+
+
+def _find(
+    session: Session, code: str, *, for_edit: bool = True, include_deleted: bool = False
+) -> Game:
     game = session.exec(select(Game).where(or_(Game.code == code, Game.watch_code == code))).first()
-    if game is None:
+    if game is None or (game.deleted_at is not None and not include_deleted):
         raise GameNotFound("No game has this code. Check the link, or start a new game.")
     if for_edit and code != game.code:
         raise ReadOnlyLink(ReadOnlyLink.message)
     return game
 
 
-def _saved(session: Session, game: Game) -> GameState:
-    """The game's state after a change, told to every open page."""
+def _commit(session: Session, game: Game) -> GameState:
+    """Commit a change (with every listener's part of it), then tell every open page."""
+    session.flush()
     state = _state(session, game)
-    live.publish(game.watch_code, state)
+    for listener in _listeners:
+        listener(session, state)
+    session.commit()
+    live.publish(state.watch_code, state)
     return state
+
+
+def _rematch(session: Session, game: Game) -> Game | None:
+    return session.exec(
+        select(Game)
+        .where(Game.rematch_of == game.id, col(Game.deleted_at).is_(None))
+        .order_by(col(Game.id).desc())
+    ).first()
 
 
 def _current_scores(session: Session, round_ids: Sequence[int | None]) -> Sequence[SeatScore]:
@@ -357,6 +542,7 @@ def _state(session: Session, game: Game) -> GameState:
                 entries=entries,
             )
         )
+    rematch = _rematch(session, game) if game.finished_at is not None else None
     return GameState(
         code=game.code,
         watch_code=game.watch_code,
@@ -366,4 +552,11 @@ def _state(session: Session, game: Game) -> GameState:
         rounds=tuple(rounds),
         finished=game.finished_at is not None,
         version=game.version,
+        game_id=game.id or 0,
+        uid=game.uid,
+        created_at=game.created_at,
+        finished_at=game.finished_at,
+        deleted=game.deleted_at is not None,
+        rematch_code=None if rematch is None else rematch.code,
+        rematch_watch_code=None if rematch is None else rematch.watch_code,
     )

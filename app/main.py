@@ -18,7 +18,8 @@ from .db import make_engine
 from .games import GameNotFound, NoSuchRound, ReadOnlyLink
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
-from .web import api, pages, stream
+from .tables import NoSuchPerson, ReadOnlyTable, TableNotFound
+from .web import api, pages, stream, table_pages, tables_api
 
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
@@ -48,13 +49,17 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.state.settings = chosen
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.include_router(api.router)
+    app.include_router(tables_api.router)
     app.include_router(pages.router)
+    app.include_router(table_pages.router)
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(GameNotFound, _game_problem)
     app.add_exception_handler(NoSuchRound, _game_problem)
     app.add_exception_handler(ReadOnlyLink, _game_problem)
+    for table_problem in (TableNotFound, ReadOnlyTable, NoSuchPerson):
+        app.add_exception_handler(table_problem, _game_problem)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(GZipMiddleware, minimum_size=512)
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
@@ -85,7 +90,14 @@ def _problem(request: Request, detail: str, status_code: int, **extra: object) -
     return pages.error_page(request, detail, status_code=status_code)
 
 
-GAME_PROBLEM_STATUS = {GameNotFound: 404, NoSuchRound: 404, ReadOnlyLink: 403}
+GAME_PROBLEM_STATUS = {
+    GameNotFound: 404,
+    NoSuchRound: 404,
+    ReadOnlyLink: 403,
+    TableNotFound: 404,
+    NoSuchPerson: 404,
+    ReadOnlyTable: 403,
+}
 
 
 async def _game_problem(request: Request, exc: Exception) -> Response:
@@ -97,7 +109,9 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     code = request.path_params.get("code")
     if code is not None and _is_api(request):
         # An unknown code or a watch code decides the answer, whatever the body held.
-        found = api.code_problem(request.app.state.engine, code, request.method)
+        path = request.url.path.removeprefix(request.scope.get("root_path", ""))
+        problem_of = tables_api if path.startswith("/api/tables/") else api
+        found = problem_of.code_problem(request.app.state.engine, code, request.method)
         if found is not None:
             return await _game_problem(request, found)
     problems = [_describe(error) for error in exc.errors()]

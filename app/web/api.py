@@ -26,6 +26,7 @@ from ..games import (
 from ..rules.cards import CardError, Decks
 from ..rules.scoring import RoundError, SeatResult
 from ..rules.solver import solve
+from ..tables import start_game
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -36,6 +37,9 @@ class GameCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     players: list[str] = Field(min_length=1, max_length=50)
     first_dealer: int = 0
+    table: str | None = Field(
+        default=None, max_length=64, description="A table's code: the players become its people"
+    )
 
 
 class SeatResultIn(BaseModel):
@@ -168,7 +172,15 @@ KeeperCode = Annotated[str, Depends(scorekeeper_code)]
 def create(body: GameCreate, session: SessionDep) -> Any:
     """Start a game."""
     try:
-        state = create_game(session, players=body.players, first_dealer=body.first_dealer)
+        if body.table is None:
+            state = create_game(session, players=body.players, first_dealer=body.first_dealer)
+        else:
+            state = start_game(
+                session,
+                table_code=body.table,
+                players=body.players,
+                first_dealer=body.first_dealer,
+            )
     except GameError as error:
         return _error(422, str(error))
     return JSONResponse(game_public(state), status_code=201)

@@ -35,6 +35,7 @@ from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
 from ..rules.solver import has_wild_only_group, solve
 from .forms import HandForm, NewGameForm, RoundForm, card_face, chip_face, keypad, suit_grid
+from .table_cookie import remembered_tables
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
@@ -144,7 +145,12 @@ def home(request: Request, session: SessionDep) -> Response:
             games.append(load_game(session, code=code))
         except GameNotFound:
             continue
-    return render(request, "home.html", {"form": NewGameForm.blank(), "games": games})
+    context = {
+        "form": NewGameForm.blank(),
+        "games": games,
+        "tables": remembered_tables(request, session),
+    }
+    return render(request, "home.html", context)
 
 
 @router.post("/games")

@@ -1,0 +1,516 @@
+"""The tables service: a group of people who play together, their games and their stats.
+
+It keeps its own records (people, which game each played, each game's result for each of
+them) and keeps the results in step with every save through games.on_change, so a table's
+stats are sums over small rows, never a replay of every game. It reaches games only
+through the games service's functions."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from sqlmodel import Session, col, func, or_, select
+
+from . import games
+from .db import begin_write
+from .games import GameState
+from .models import Person, PersonGame, PlayTable, TableGame
+from .rules.stats import (
+    HeadToHead,
+    PersonGameLine,
+    PersonStats,
+    game_outcomes,
+    head_to_head,
+    table_stats,
+)
+
+TABLE_NAME_LENGTH = 60
+
+
+class TableNotFound(LookupError):
+    """No table has that code."""
+
+
+class TableError(ValueError):
+    """A change the table cannot take; the message says why."""
+
+
+class ReadOnlyTable(TableError):
+    """A change asked for with the table's watch code."""
+
+    message = (
+        "This is the table's watch link: it shows the games and stats but cannot change "
+        "anything. Ask whoever keeps the table's scorekeeper link."
+    )
+
+
+class NoSuchPerson(TableError):
+    """A person id that is not one of the table's people."""
+
+
+@dataclass(frozen=True)
+class PersonView:
+    """Someone at the table, with their stats and their record against each other person."""
+
+    id: int
+    name: str
+    stats: PersonStats
+    versus: dict[int, HeadToHead]
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A seat of a table game: who sat there and their total so far."""
+
+    person_id: int
+    name: str
+    total: int
+    won: bool
+
+
+@dataclass(frozen=True)
+class TableGameView:
+    """A game in the table's list."""
+
+    code: str
+    watch_code: str
+    created_at: datetime
+    finished: bool
+    rounds_saved: int
+    round_count: int
+    seats: tuple[SeatView, ...]
+
+    @property
+    def winners(self) -> list[str]:
+        return [seat.name for seat in self.seats if seat.won] if self.finished else []
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Everything a page or the API shows about a table."""
+
+    code: str
+    watch_code: str
+    can_edit: bool
+    name: str
+    people: tuple[PersonView, ...]
+    games: tuple[TableGameView, ...]
+
+    def for_watchers(self) -> TableState:
+        """The table as its watch link shows it: no scorekeeper code anywhere."""
+        return replace(
+            self,
+            code=self.watch_code,
+            can_edit=False,
+            games=tuple(replace(game, code=game.watch_code) for game in self.games),
+        )
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """The table a game belongs to, as the game's page links to it."""
+
+    name: str
+    code: str
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    """A table as a list of tables shows it."""
+
+    code: str
+    name: str
+    can_edit: bool
+    game_count: int
+
+
+def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
+    """The tables with these codes (either kind), in the order asked; unknown codes skipped."""
+    found = session.exec(
+        select(PlayTable).where(
+            or_(col(PlayTable.code).in_(codes), col(PlayTable.watch_code).in_(codes))
+        )
+    ).all()
+    by_code = {t.code: t for t in found} | {t.watch_code: t for t in found}
+    summaries = []
+    for code in codes:
+        table = by_code.get(code)
+        if table is None:
+            continue
+        count = session.exec(
+            select(func.count())
+            .select_from(TableGame)
+            .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+        ).one()
+        summaries.append(
+            TableSummary(code=code, name=table.name, can_edit=code == table.code, game_count=count)
+        )
+    return summaries
+
+
+def clean_table_name(name: str) -> str:
+    """The table's name, trimmed; TableError when empty or too long."""
+    cleaned = " ".join(str(name).split())
+    if not cleaned:
+        raise TableError("Give the table a name, such as your family's.")
+    if len(cleaned) > TABLE_NAME_LENGTH:
+        raise TableError(f"Table names have at most {TABLE_NAME_LENGTH} letters.")
+    return cleaned
+
+
+def create_table(session: Session, *, name: str) -> TableState:
+    """Start a table with no people and no games yet."""
+    table = PlayTable(
+        code=games.new_code(), watch_code=games.new_code(), name=clean_table_name(name)
+    )
+    begin_write(session)
+    session.add(table)
+    session.commit()
+    return load_table(session, code=table.code)
+
+
+def load_table(session: Session, *, code: str) -> TableState:
+    """The table whose scorekeeper or watch code this is, or TableNotFound."""
+    table = _find(session, code, for_edit=False)
+    state = _state(session, table)
+    return state if code == table.code else state.for_watchers()
+
+
+def check_keeper_code(session: Session, *, code: str) -> None:
+    """TableNotFound or ReadOnlyTable unless code is a table's scorekeeper code."""
+    _find(session, code)
+    session.rollback()
+
+
+def start_game(
+    session: Session, *, table_code: str, players: Sequence[str], first_dealer: int = 0
+) -> GameState:
+    """Start a game at the table: names that match a person (ignoring case) are that person,
+    new names become new people of the table."""
+    table = _find(session, table_code)
+    table_id = table.id
+    session.rollback()
+    state = games.create_game(session, players=players, first_dealer=first_dealer)
+    begin_write(session)
+    _link(session, table_id or 0, state, _people_for(session, table_id or 0, state.players))
+    session.commit()
+    return state
+
+
+def rematch(session: Session, *, code: str) -> tuple[GameState, bool]:
+    """A rematch of a finished game, at the same table with the same people; True if new."""
+    new, created = games.rematch_game(session, code=code)
+    begin_write(session)
+    old_link = _link_of(session, games.load_game(session, code=code).game_id)
+    if created and old_link is not None:
+        people = session.exec(
+            select(PersonGame.person_id)
+            .where(PersonGame.game_id == old_link.game_id)
+            .order_by(col(PersonGame.position))
+        ).all()
+        _link(session, old_link.table_id, new, list(people))
+    session.commit()
+    return new, created
+
+
+def rename_person(session: Session, *, table_code: str, person_id: int, name: str) -> TableState:
+    """Give a person a new name; their games and stats stay theirs."""
+    begin_write(session)
+    table = _find(session, table_code)
+    person = _person(session, table, person_id)
+    if not name.strip():
+        raise TableError("A person needs a name.")
+    (cleaned,) = games.clean_names([name], check_count=False)
+    clash = _by_name(session, table.id or 0).get(cleaned.casefold())
+    if clash is not None and clash.id != person.id:
+        raise TableError(f"{clash.name} is already at this table: merge the two instead.")
+    person.name = cleaned
+    session.add(person)
+    session.commit()
+    return load_table(session, code=table_code)
+
+
+def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: int) -> TableState:
+    """Make two people one (a misspelt name): merge_id's games and stats become keep_id's."""
+    begin_write(session)
+    table = _find(session, table_code)
+    keep = _person(session, table, keep_id)
+    merged = _person(session, table, merge_id)
+    if keep.id == merged.id:
+        raise TableError("Choose two different people to merge.")
+    keep_games = set(
+        session.exec(select(PersonGame.game_id).where(PersonGame.person_id == keep.id)).all()
+    )
+    merged_rows = session.exec(select(PersonGame).where(PersonGame.person_id == merged.id)).all()
+    if any(row.game_id in keep_games for row in merged_rows):
+        raise TableError(
+            f"{keep.name} and {merged.name} played in the same game, so they are two people."
+        )
+    for row in merged_rows:
+        row.person_id = keep.id or 0
+        session.add(row)
+    session.flush()
+    session.delete(merged)
+    session.commit()
+    return load_table(session, code=table_code)
+
+
+def table_of_game(session: Session, *, game: GameState) -> GameTable | None:
+    """The table a game was played at (its watch code for a watcher), if any."""
+    link = _link_of(session, game.game_id)
+    if link is None:
+        return None
+    table = session.get(PlayTable, link.table_id)
+    if table is None:
+        return None
+    return GameTable(name=table.name, code=table.code if game.can_edit else table.watch_code)
+
+
+def add_recorded_game(
+    session: Session, *, table_code: str, state: GameState, source_id: str
+) -> None:
+    """Put a game just recorded (an import, inside the caller's transaction) at the table."""
+    table = _find(session, table_code)
+    _link(
+        session,
+        table.id or 0,
+        state,
+        _people_for(session, table.id or 0, state.players),
+        source_id=source_id,
+    )
+
+
+def known_sources(session: Session, *, table_code: str) -> set[str]:
+    """Stable ids of games already at the table: its own games' ids and those imported."""
+    table = _find(session, table_code, for_edit=False)
+    rows = session.exec(
+        select(TableGame.game_id, TableGame.source_id).where(TableGame.table_id == table.id)
+    ).all()
+    known = {source for _, source in rows if source}
+    known.update(games.uids_of(session, game_ids=[game_id for game_id, _ in rows]))
+    return known
+
+
+def game_codes(session: Session, *, table_code: str) -> list[str]:
+    """Scorekeeper codes of the table's games (not deleted), oldest first, for an export."""
+    table = _find(session, table_code, for_edit=False)
+    return list(
+        session.exec(
+            select(TableGame.code)
+            .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+            .order_by(col(TableGame.created_at), col(TableGame.id))
+        ).all()
+    )
+
+
+def _find(session: Session, code: str, *, for_edit: bool = True) -> PlayTable:
+    table = session.exec(
+        select(PlayTable).where(or_(PlayTable.code == code, PlayTable.watch_code == code))
+    ).first()
+    if table is None:
+        raise TableNotFound("No table has this code. Check the link, or start a new table.")
+    if for_edit and code != table.code:
+        raise ReadOnlyTable(ReadOnlyTable.message)
+    return table
+
+
+def _person(session: Session, table: PlayTable, person_id: int) -> Person:
+    person = session.get(Person, person_id)
+    if person is None or person.table_id != table.id:
+        raise NoSuchPerson(f"Person {person_id} is not at this table.")
+    return person
+
+
+def _by_name(session: Session, table_id: int) -> dict[str, Person]:
+    people = session.exec(
+        select(Person).where(Person.table_id == table_id).order_by(col(Person.id))
+    ).all()
+    return {person.name.casefold(): person for person in people}
+
+
+def _people_for(session: Session, table_id: int, names: Sequence[str]) -> list[int]:
+    """The person for each name, ignoring case; new names become new people."""
+    known = _by_name(session, table_id)
+    ids = []
+    for name in names:
+        person = known.get(name.casefold())
+        if person is None:
+            person = known[name.casefold()] = Person(table_id=table_id, name=name)
+            session.add(person)
+            session.flush()
+        ids.append(person.id or 0)
+    return ids
+
+
+def _link(
+    session: Session,
+    table_id: int,
+    state: GameState,
+    person_ids: Sequence[int],
+    *,
+    source_id: str | None = None,
+) -> None:
+    session.add(
+        TableGame(
+            table_id=table_id,
+            game_id=state.game_id,
+            code=state.code,
+            watch_code=state.watch_code,
+            created_at=state.created_at,
+            source_id=source_id,
+        )
+    )
+    session.add_all(
+        PersonGame(table_id=table_id, game_id=state.game_id, person_id=person, position=seat)
+        for seat, person in enumerate(person_ids)
+    )
+    session.flush()
+    _record(session, state)
+
+
+def _link_of(session: Session, game_id: int) -> TableGame | None:
+    return session.exec(select(TableGame).where(TableGame.game_id == game_id)).first()
+
+
+def _record(session: Session, state: GameState) -> None:
+    """Bring the table's copy of a game's results up to date (called inside its save)."""
+    link = _link_of(session, state.game_id)
+    if link is None:
+        return
+    link.code, link.watch_code = state.code, state.watch_code
+    link.finished, link.deleted = state.finished, state.deleted
+    link.rounds_saved, link.round_count = state.rounds_saved, len(state.rounds)
+    session.add(link)
+    outcomes = game_outcomes(
+        [r.scores for r in state.rounds],
+        [r.went_out for r in state.rounds],
+        seat_count=len(state.players),
+        winners=state.winners,
+    )
+    rows = session.exec(
+        select(PersonGame)
+        .where(PersonGame.game_id == state.game_id)
+        .order_by(col(PersonGame.position))
+    ).all()
+    for row in rows:
+        if row.position >= len(outcomes):
+            continue
+        outcome = outcomes[row.position]
+        row.counted = state.finished and not state.deleted
+        row.solitaire = len(state.players) == 1
+        row.total, row.rounds = outcome.total, outcome.rounds
+        row.went_out, row.zero_rounds = outcome.went_out, outcome.zero_rounds
+        row.full_game, row.won = outcome.full_game, outcome.won
+        session.add(row)
+
+
+games.on_change(_record)
+
+
+def _state(session: Session, table: PlayTable) -> TableState:
+    people = session.exec(
+        select(Person.id, Person.name).where(Person.table_id == table.id).order_by(col(Person.id))
+    ).all()
+    names = {person_id: name for person_id, name in people}
+    listed = session.exec(
+        select(
+            TableGame.game_id,
+            TableGame.code,
+            TableGame.watch_code,
+            TableGame.created_at,
+            TableGame.finished,
+            TableGame.rounds_saved,
+            TableGame.round_count,
+        )
+        .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+        .order_by(col(TableGame.created_at).desc(), col(TableGame.id).desc())
+    ).all()
+    results = session.exec(
+        select(
+            PersonGame.game_id,
+            PersonGame.person_id,
+            PersonGame.position,
+            PersonGame.counted,
+            PersonGame.solitaire,
+            PersonGame.total,
+            PersonGame.rounds,
+            PersonGame.went_out,
+            PersonGame.zero_rounds,
+            PersonGame.full_game,
+            PersonGame.won,
+        )
+        .where(PersonGame.table_id == table.id)
+        .order_by(col(PersonGame.game_id), col(PersonGame.position))
+    ).all()
+    seats_by_game: dict[int, list[SeatView]] = defaultdict(list)
+    lines = []
+    for (
+        game_id,
+        person_id,
+        _pos,
+        counted,
+        solitaire,
+        total,
+        rounds,
+        out,
+        zeros,
+        full,
+        won,
+    ) in results:
+        seats_by_game[game_id].append(
+            SeatView(person_id=person_id, name=names.get(person_id, "?"), total=total, won=won)
+        )
+        if counted:
+            lines.append(
+                PersonGameLine(
+                    game=game_id,
+                    person=person_id,
+                    total=total,
+                    rounds=rounds,
+                    went_out=out,
+                    zero_rounds=zeros,
+                    full_game=full,
+                    won=won,
+                    solitaire=solitaire,
+                )
+            )
+    game_views = []
+    last_played: dict[int, int] = {}
+    for order, (game_id, code, watch_code, created_at, finished, saved, count) in enumerate(listed):
+        seats = tuple(seats_by_game.get(game_id, ()))
+        for seat in seats:
+            last_played.setdefault(seat.person_id, order)
+        game_views.append(
+            TableGameView(
+                code=code,
+                watch_code=watch_code,
+                created_at=created_at,
+                finished=finished,
+                rounds_saved=saved,
+                round_count=count,
+                seats=seats,
+            )
+        )
+    stats = table_stats(lines)
+    versus = head_to_head(lines)
+    # Most recent players first; people who never played, in the order they came.
+    ordered = sorted(names, key=lambda pid: (last_played.get(pid, len(listed)), pid))
+    return TableState(
+        code=table.code,
+        watch_code=table.watch_code,
+        can_edit=True,
+        name=table.name,
+        people=tuple(
+            PersonView(
+                id=pid,
+                name=names[pid],
+                stats=stats.get(pid, PersonStats()),
+                versus=versus.get(pid, {}),
+            )
+            for pid in ordered
+        ),
+        games=tuple(game_views),
+    )
