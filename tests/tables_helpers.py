@@ -23,7 +23,9 @@ def play(client, game, rounds, *, finish=True):
         results = [
             {"went_out": True} if seat == out else {"points": p} for seat, p in enumerate(points)
         ]
-        response = client.put(f"/api/games/{game['code']}/rounds/{number}", json={"results": results})
+        response = client.put(
+            f"/api/games/{game['code']}/rounds/{number}", json={"results": results}
+        )
         assert response.status_code == 200, response.text
     if finish and len(rounds) < 11:
         assert client.post(f"/api/games/{game['code']}/finish").status_code == 200

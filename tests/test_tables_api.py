@@ -109,7 +109,9 @@ def test_rename_a_person(client):
     )
     assert renamed.status_code == 200
     assert person(renamed.json(), "Nana")["id"] == grandma["id"]
-    clash = client.patch(f"/api/tables/{table['code']}/people/{grandma['id']}", json={"name": "ben"})
+    clash = client.patch(
+        f"/api/tables/{table['code']}/people/{grandma['id']}", json={"name": "ben"}
+    )
     assert clash.status_code == 422 and "merge" in clash.json()["detail"]
     blank = client.patch(f"/api/tables/{table['code']}/people/{grandma['id']}", json={"name": " "})
     assert blank.status_code == 422
@@ -224,7 +226,9 @@ def test_table_export_then_import_recreates_games_once(client):
     ann = person(answer, "ANN")["stats"]
     assert (ann["games"], ann["rounds"], ann["went_out"]) == (1, 2, 1)
     codes = {g["code"] for g in answer["games"]}
-    assert not codes & {g["code"] for g in client.get(f"/api/tables/{table['code']}").json()["games"]}
+    assert not codes & {
+        g["code"] for g in client.get(f"/api/tables/{table['code']}").json()["games"]
+    }
     listed = next(g for g in answer["games"] if g["players"] == ["ANN", "Ben"])
     game = client.get(f"/api/games/{listed['code']}").json()
     assert game["rounds"][0]["scores"] == [0, 10] and game["finished"] is True
