@@ -478,11 +478,11 @@ def _state(session: Session, table: PlayTable) -> TableState:
                 )
             )
     game_views = []
-    last_played: dict[int, int] = {}
+    last_played: dict[int, tuple[int, int]] = {}
     for order, (game_id, code, watch_code, created_at, finished, saved, count) in enumerate(listed):
         seats = tuple(seats_by_game.get(game_id, ()))
-        for seat in seats:
-            last_played.setdefault(seat.person_id, order)
+        for position, seat in enumerate(seats):
+            last_played.setdefault(seat.person_id, (order, position))
         game_views.append(
             TableGameView(
                 code=code,
@@ -496,8 +496,8 @@ def _state(session: Session, table: PlayTable) -> TableState:
         )
     stats = table_stats(lines)
     versus = head_to_head(lines)
-    # Most recent players first; people who never played, in the order they came.
-    ordered = sorted(names, key=lambda pid: (last_played.get(pid, len(listed)), pid))
+    # Most recent players first, in their seat order; people who never played, last.
+    ordered = sorted(names, key=lambda pid: (last_played.get(pid, (len(listed), 0)), pid))
     return TableState(
         code=table.code,
         watch_code=table.watch_code,
