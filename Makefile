@@ -12,7 +12,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run test lint typecheck pytest chromium lock mutation vendor bench-live bench-solver bench-page clean
+.PHONY: run test lint typecheck pytest chromium lock mutation vendor bench-live bench-solver bench-page bench-table clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -101,6 +101,9 @@ bench-solver: $(VENV)/.installed-test
 
 bench-page: $(VENV)/.installed-test
 	$(BIN)/python bench/page_weight.py
+
+bench-table: $(VENV)/.installed-test
+	$(BIN)/python bench/table.py
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 

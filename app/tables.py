@@ -11,7 +11,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
+from sqlalchemy import and_, case, not_
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, func, or_, select
 
 from . import games
@@ -20,11 +23,10 @@ from .games import GameState
 from .models import Person, PersonGame, PlayTable, TableGame
 from .rules.stats import (
     HeadToHead,
-    PersonGameLine,
     PersonStats,
+    PersonTotals,
     game_outcomes,
-    head_to_head,
-    table_stats,
+    stats_from_totals,
 )
 
 TABLE_NAME_LENGTH = 60
@@ -98,6 +100,7 @@ class TableState:
     name: str
     people: tuple[PersonView, ...]
     games: tuple[TableGameView, ...]
+    game_count: int = 0
 
     def for_watchers(self) -> TableState:
         """The table as its watch link shows it: no scorekeeper code anywhere."""
@@ -172,10 +175,11 @@ def create_table(session: Session, *, name: str) -> TableState:
     return load_table(session, code=table.code)
 
 
-def load_table(session: Session, *, code: str) -> TableState:
-    """The table whose scorekeeper or watch code this is, or TableNotFound."""
+def load_table(session: Session, *, code: str, games_limit: int | None = None) -> TableState:
+    """The table whose scorekeeper or watch code this is, or TableNotFound; its games
+    newest first (only the newest games_limit when given)."""
     table = _find(session, code, for_edit=False)
-    state = _state(session, table)
+    state = _state(session, table, games_limit=games_limit)
     return state if code == table.code else state.for_watchers()
 
 
@@ -410,12 +414,46 @@ def _record(session: Session, state: GameState) -> None:
 games.on_change(_record)
 
 
-def _state(session: Session, table: PlayTable) -> TableState:
-    people = session.exec(
-        select(Person.id, Person.name).where(Person.table_id == table.id).order_by(col(Person.id))
-    ).all()
-    names = {person_id: name for person_id, name in people}
-    listed = session.exec(
+def _state(session: Session, table: PlayTable, *, games_limit: int | None = None) -> TableState:
+    names = dict(
+        session.exec(
+            select(Person.id, Person.name)
+            .where(Person.table_id == table.id)
+            .order_by(col(Person.id))
+        ).all()
+    )
+    game_views = _games(session, table.id or 0, names, games_limit)
+    game_count = session.exec(
+        select(func.count())
+        .select_from(TableGame)
+        .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+    ).one()
+    stats = _stats(session, table.id or 0)
+    versus = _versus(session, table.id or 0)
+    return TableState(
+        code=table.code,
+        watch_code=table.watch_code,
+        can_edit=True,
+        name=table.name,
+        people=tuple(
+            PersonView(
+                id=person_id,
+                name=names[person_id],
+                stats=stats.get(person_id, PersonStats()),
+                versus=versus.get(person_id, {}),
+            )
+            for person_id in _most_recent_first(session, table.id or 0, names, game_views)
+        ),
+        games=tuple(game_views),
+        game_count=game_count,
+    )
+
+
+def _games(
+    session: Session, table_id: int, names: dict[int, str], limit: int | None
+) -> list[TableGameView]:
+    """The table's games, newest first, each with its seats (the newest `limit` only)."""
+    query = (
         select(
             TableGame.game_id,
             TableGame.code,
@@ -425,92 +463,113 @@ def _state(session: Session, table: PlayTable) -> TableState:
             TableGame.rounds_saved,
             TableGame.round_count,
         )
-        .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+        .where(TableGame.table_id == table_id, col(TableGame.deleted).is_(False))
         .order_by(col(TableGame.created_at).desc(), col(TableGame.id).desc())
-    ).all()
-    results = session.exec(
-        select(
-            PersonGame.game_id,
-            PersonGame.person_id,
-            PersonGame.position,
-            PersonGame.counted,
-            PersonGame.solitaire,
-            PersonGame.total,
-            PersonGame.rounds,
-            PersonGame.went_out,
-            PersonGame.zero_rounds,
-            PersonGame.full_game,
-            PersonGame.won,
-        )
-        .where(PersonGame.table_id == table.id)
-        .order_by(col(PersonGame.game_id), col(PersonGame.position))
-    ).all()
+    )
+    listed = session.exec(query if limit is None else query.limit(limit)).all()
+    seat_query = select(
+        PersonGame.game_id, PersonGame.person_id, PersonGame.total, PersonGame.won
+    ).order_by(col(PersonGame.game_id), col(PersonGame.position))
+    if limit is None:
+        seat_query = seat_query.where(PersonGame.table_id == table_id)
+    else:
+        seat_query = seat_query.where(col(PersonGame.game_id).in_([row[0] for row in listed]))
     seats_by_game: dict[int, list[SeatView]] = defaultdict(list)
-    lines = []
-    for (
-        game_id,
-        person_id,
-        _pos,
-        counted,
-        solitaire,
-        total,
-        rounds,
-        out,
-        zeros,
-        full,
-        won,
-    ) in results:
+    for game_id, person_id, total, won in session.exec(seat_query).all():
         seats_by_game[game_id].append(
             SeatView(person_id=person_id, name=names.get(person_id, "?"), total=total, won=won)
         )
-        if counted:
-            lines.append(
-                PersonGameLine(
-                    game=game_id,
-                    person=person_id,
-                    total=total,
-                    rounds=rounds,
-                    went_out=out,
-                    zero_rounds=zeros,
-                    full_game=full,
-                    won=won,
-                    solitaire=solitaire,
-                )
-            )
-    game_views = []
-    last_played: dict[int, tuple[int, int]] = {}
-    for order, (game_id, code, watch_code, created_at, finished, saved, count) in enumerate(listed):
-        seats = tuple(seats_by_game.get(game_id, ()))
-        for position, seat in enumerate(seats):
-            last_played.setdefault(seat.person_id, (order, position))
-        game_views.append(
-            TableGameView(
-                code=code,
-                watch_code=watch_code,
-                created_at=created_at,
-                finished=finished,
-                rounds_saved=saved,
-                round_count=count,
-                seats=seats,
-            )
+    return [
+        TableGameView(
+            code=code,
+            watch_code=watch_code,
+            created_at=created_at,
+            finished=finished,
+            rounds_saved=saved,
+            round_count=count,
+            seats=tuple(seats_by_game.get(game_id, ())),
         )
-    stats = table_stats(lines)
-    versus = head_to_head(lines)
-    # Most recent players first, in their seat order; people who never played, last.
-    ordered = sorted(names, key=lambda pid: (last_played.get(pid, (len(listed), 0)), pid))
-    return TableState(
-        code=table.code,
-        watch_code=table.watch_code,
-        can_edit=True,
-        name=table.name,
-        people=tuple(
-            PersonView(
-                id=pid,
-                name=names[pid],
-                stats=stats.get(pid, PersonStats()),
-                versus=versus.get(pid, {}),
-            )
-            for pid in ordered
-        ),
-        games=tuple(game_views),
+        for game_id, code, watch_code, created_at, finished, saved, count in listed
+    ]
+
+
+def _stats(session: Session, table_id: int) -> dict[int, PersonStats]:
+    """Each person's stats, summed by the database over their finished games."""
+    together = and_(col(PersonGame.counted), not_(col(PersonGame.solitaire)))
+    full = and_(together, col(PersonGame.full_game))
+    alone = and_(col(PersonGame.counted), col(PersonGame.solitaire))
+
+    def count_if(condition: Any) -> Any:
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+    def sum_if(condition: Any, column: Any) -> Any:
+        return func.coalesce(func.sum(case((condition, column), else_=0)), 0)
+
+    rows = session.exec(
+        select(
+            PersonGame.person_id,
+            count_if(together),
+            count_if(and_(together, col(PersonGame.won))),
+            count_if(full),
+            sum_if(full, PersonGame.total),
+            func.min(case((full, PersonGame.total))),
+            func.max(case((full, PersonGame.total))),
+            sum_if(together, PersonGame.rounds),
+            sum_if(together, PersonGame.went_out),
+            sum_if(together, PersonGame.total),
+            sum_if(together, PersonGame.zero_rounds),
+            count_if(alone),
+            count_if(and_(alone, col(PersonGame.won))),
+            func.min(case((alone, PersonGame.total))),
+        )
+        .where(PersonGame.table_id == table_id, col(PersonGame.counted))
+        .group_by(col(PersonGame.person_id))
+        .order_by(col(PersonGame.person_id))
+    ).all()
+    return {row[0]: stats_from_totals(PersonTotals(*row[1:])) for row in rows}
+
+
+def _versus(session: Session, table_id: int) -> dict[int, dict[int, HeadToHead]]:
+    """Head to head for every pair who finished a game together, counted by the database."""
+    mine, theirs = aliased(PersonGame), aliased(PersonGame)
+    rows = session.exec(
+        select(
+            mine.person_id,
+            theirs.person_id,
+            func.count(),
+            func.sum(case((mine.total < theirs.total, 1), else_=0)),
+            func.sum(case((theirs.total < mine.total, 1), else_=0)),
+        )
+        .join(theirs, and_(theirs.game_id == mine.game_id, theirs.person_id != mine.person_id))
+        .where(mine.table_id == table_id, col(mine.counted), not_(col(mine.solitaire)))
+        .group_by(mine.person_id, theirs.person_id)
+        .order_by(mine.person_id, theirs.person_id)
+    ).all()
+    versus: dict[int, dict[int, HeadToHead]] = defaultdict(dict)
+    for person_id, other_id, games_together, lower, higher in rows:
+        versus[person_id][other_id] = HeadToHead(games=games_together, lower=lower, higher=higher)
+    return versus
+
+
+def _most_recent_first(
+    session: Session, table_id: int, names: dict[int, str], listed: Sequence[TableGameView]
+) -> list[int]:
+    """People by their last game, newest first (in seat order within a game); people who
+    never played last."""
+    last_game = dict(
+        session.exec(
+            select(PersonGame.person_id, func.max(TableGame.id))
+            .join(TableGame, col(TableGame.game_id) == col(PersonGame.game_id))
+            .where(PersonGame.table_id == table_id, col(TableGame.deleted).is_(False))
+            .group_by(col(PersonGame.person_id))
+            .order_by(col(PersonGame.person_id))
+        ).all()
+    )
+    seat_in_recent: dict[int, int] = {}
+    for game in listed:
+        for position, seat in enumerate(game.seats):
+            seat_in_recent.setdefault(seat.person_id, position)
+    return sorted(
+        names,
+        key=lambda pid: (-(last_game.get(pid) or 0), seat_in_recent.get(pid, 0), pid),
     )

@@ -1,9 +1,12 @@
 """The tables API: every route and every refusal the issue names."""
 
+import random
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text
 
+from app.rules.stats import PersonGameLine, PersonStats, head_to_head, table_stats
 from tests.tables_helpers import new_table, person, play, table_game
 
 
@@ -309,3 +312,51 @@ def test_chart_svg_draws_every_player_escaped(client, new_game):
     assert "&lt;b&gt;Ben&lt;/b&gt; 5" in svg and "Cy &amp; Co 11" in svg and "<b>" not in svg
     assert svg.count("<polyline") == 3
     assert client.get("/g/nope/chart.svg").status_code == 404
+
+
+def test_the_database_sums_agree_with_the_rules_on_a_random_table(client):
+    """The stats the database adds up match the pure reference in app/rules/stats.py."""
+    rng = random.Random(7)
+    names = ["Ann", "Ben", "Cy", "Dee", "Eli", "Fay"]
+    table = new_table(client)
+    finished = []
+    for index in range(12):
+        players = rng.sample(names, rng.randint(2, 5))
+        game = table_game(client, table, players)
+        rounds = []
+        for _ in range(11 if index % 3 == 0 else rng.randint(1, 4)):
+            points = [rng.choice([0, 3, 10, 20, 45]) for _ in players]
+            points[rng.randrange(len(players))] = 0
+            rounds.append(points)
+        state = play(client, game, rounds, finish=index != 5)
+        if index == 7:
+            client.delete(f"/api/games/{game['code']}")
+        elif state["finished"]:
+            finished.append(state)
+    answer = client.get(f"/api/tables/{table['code']}").json()
+    ids = {p["name"]: p["id"] for p in answer["people"]}
+    lines = []
+    for state in finished:
+        saved = [r for r in state["rounds"] if r["scores"] is not None]
+        for seat, name in enumerate(state["players"]):
+            points = [r["scores"][seat] for r in saved]
+            lines.append(
+                PersonGameLine(
+                    game=hash(state["watch_code"]),
+                    person=ids[name],
+                    total=state["totals"][seat],
+                    rounds=len(saved),
+                    went_out=sum(r["went_out"] == seat for r in saved),
+                    zero_rounds=points.count(0),
+                    full_game=len(saved) == 11,
+                    won=seat in state["winners"],
+                )
+            )
+    expected_stats = table_stats(lines)
+    expected_versus = head_to_head(lines)
+    for entry in answer["people"]:
+        expected = asdict(expected_stats.get(entry["id"], PersonStats()))
+        assert entry["stats"] == expected, entry["name"]
+        assert entry["versus"] == {
+            str(other): asdict(h) for other, h in expected_versus.get(entry["id"], {}).items()
+        }

@@ -104,35 +104,73 @@ def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def person_stats(lines: Iterable[PersonGameLine]) -> PersonStats:
-    """The stats of one person from their finished games (solitaire games on their own line)."""
+@dataclass(frozen=True)
+class PersonTotals:
+    """Sums over one person's finished games: what the stats are computed from (the
+    database adds these up with SQL; totals_of is the same sum in Python)."""
+
+    games: int = 0
+    wins: int = 0
+    full_games: int = 0
+    full_points: int = 0
+    best_total: int | None = None
+    worst_total: int | None = None
+    rounds: int = 0
+    went_out: int = 0
+    points: int = 0
+    zero_rounds: int = 0
+    solitaire_played: int = 0
+    solitaire_won: int = 0
+    solitaire_best: int | None = None
+
+
+def totals_of(lines: Iterable[PersonGameLine]) -> PersonTotals:
+    """The sums over one person's finished games (solitaire games kept apart)."""
     together: list[PersonGameLine] = []
     alone: list[PersonGameLine] = []
     for line in lines:
         (alone if line.solitaire else together).append(line)
     full_totals = [line.total for line in together if line.full_game]
-    games = len(together)
-    wins = sum(line.won for line in together)
-    rounds = sum(line.rounds for line in together)
-    went_out = sum(line.went_out for line in together)
-    return PersonStats(
-        games=games,
-        wins=wins,
-        win_rate=_ratio(wins, games),
-        average_total=sum(full_totals) / len(full_totals) if full_totals else None,
+    return PersonTotals(
+        games=len(together),
+        wins=sum(line.won for line in together),
+        full_games=len(full_totals),
+        full_points=sum(full_totals),
         best_total=min(full_totals, default=None),
         worst_total=max(full_totals, default=None),
-        rounds=rounds,
-        went_out=went_out,
-        went_out_rate=_ratio(went_out, rounds),
-        average_round=sum(line.total for line in together) / rounds if rounds else None,
+        rounds=sum(line.rounds for line in together),
+        went_out=sum(line.went_out for line in together),
+        points=sum(line.total for line in together),
         zero_rounds=sum(line.zero_rounds for line in together),
+        solitaire_played=len(alone),
+        solitaire_won=sum(line.won for line in alone),
+        solitaire_best=min((line.total for line in alone), default=None),
+    )
+
+
+def stats_from_totals(sums: PersonTotals) -> PersonStats:
+    """The stats from the sums: rates and averages exact, None where nothing was played."""
+    return PersonStats(
+        games=sums.games,
+        wins=sums.wins,
+        win_rate=_ratio(sums.wins, sums.games),
+        average_total=_ratio(sums.full_points, sums.full_games),
+        best_total=sums.best_total,
+        worst_total=sums.worst_total,
+        rounds=sums.rounds,
+        went_out=sums.went_out,
+        went_out_rate=_ratio(sums.went_out, sums.rounds),
+        average_round=_ratio(sums.points, sums.rounds),
+        zero_rounds=sums.zero_rounds,
         solitaire=SolitaireStats(
-            played=len(alone),
-            won=sum(line.won for line in alone),
-            best_total=min((line.total for line in alone), default=None),
+            played=sums.solitaire_played, won=sums.solitaire_won, best_total=sums.solitaire_best
         ),
     )
+
+
+def person_stats(lines: Iterable[PersonGameLine]) -> PersonStats:
+    """The stats of one person from their finished games (solitaire games on their own line)."""
+    return stats_from_totals(totals_of(lines))
 
 
 def table_stats(lines: Iterable[PersonGameLine]) -> dict[int, PersonStats]:

@@ -70,7 +70,7 @@ async def new_table(request: Request, session: SessionDep) -> Response:
 @router.get("/t/{code}")
 def table_page(request: Request, code: Code, session: SessionDep) -> Response:
     """The table: a new game with its people, its games newest first, and the stats."""
-    state = _table_or_404(session, code)
+    state = _table_or_404(session, code, games_limit=_games_limit(request))
     response = _table_response(request, state, NewGameForm.blank())
     remember_table(response, request, code)
     return response
@@ -79,7 +79,7 @@ def table_page(request: Request, code: Code, session: SessionDep) -> Response:
 @router.post("/t/{code}/games")
 async def table_new_game(request: Request, code: Code, session: SessionDep) -> Response:
     """Start a game at the table, or pick a person, add, remove or move a seat on the form."""
-    state = _table_for_edit(session, code)
+    state = _table_for_edit(session, code, games_limit=GAMES_SHOWN)
     fields = await posted_fields(request)
     form = NewGameForm.parse(fields)
     picked = fields.get("pick", "")
@@ -213,12 +213,11 @@ def _table_response(
     block: str | None = None,
     status_code: int = 200,
 ) -> Response:
-    show_all = request.query_params.get("all") == "1"
     context = {
         "table": state,
         "form": form,
         "seated": {n.strip().casefold() for n in form.names if n.strip()},
-        "games": state.games if show_all else state.games[:GAMES_SHOWN],
+        "games": state.games,
         "names": {person.id: person.name for person in state.people},
         "watch_url": str(request.url_for("table_page", code=state.watch_code)),
         "keeper_url": str(request.url_for("table_page", code=state.code)),
@@ -226,15 +225,22 @@ def _table_response(
     return render(request, "table.html", context, block=block, status_code=status_code)
 
 
-def _table_or_404(session: Session, code: str) -> TableState:
+def _games_limit(request: Request) -> int | None:
+    """All the games when the page asks for them all, else the newest few."""
+    return None if request.query_params.get("all") == "1" else GAMES_SHOWN
+
+
+def _table_or_404(session: Session, code: str, *, games_limit: int | None = None) -> TableState:
     try:
-        return load_table(session, code=code)
+        return load_table(session, code=code, games_limit=games_limit)
     except TableNotFound as error:
         raise HTTPException(404, str(error)) from error
 
 
-def _table_for_edit(session: Session, code: str) -> TableState:
-    state = _table_or_404(session, code)
+def _table_for_edit(
+    session: Session, code: str, *, games_limit: int | None = GAMES_SHOWN
+) -> TableState:
+    state = _table_or_404(session, code, games_limit=games_limit)
     if not state.can_edit:
         raise HTTPException(403, ReadOnlyTable.message)
     return state
