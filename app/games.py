@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, or_, select
 
 from . import live
@@ -424,19 +425,22 @@ def add_recorded_game(
     session.flush()
     session.add_all(Seat(game_id=game.id, position=p, name=n) for p, n in enumerate(names))
     played_all = True
+    plans: list[dict[str, int | None]] = []
+    scored: dict[int, tuple[Sequence[SeatResult], list[int], int]] = {}
     for record in rounds:
         if record.wild_rank not in RANK_CODES or not 0 <= record.dealer < seat_count:
             raise GameError(f"Round {record.number} has an unknown wild rank or dealer.")
         if not 1 <= record.cards_dealt <= 20:
             raise GameError(f"Round {record.number} deals an impossible number of cards.")
-        db_round = GameRound(
-            game_id=game.id,
-            number=record.number,
-            cards_dealt=record.cards_dealt,
-            wild_rank=record.wild_rank,
-            dealer=record.dealer,
+        plans.append(
+            {
+                "game_id": game.id,
+                "number": record.number,
+                "cards_dealt": record.cards_dealt,
+                "wild_rank": record.wild_rank,
+                "dealer": record.dealer,
+            }
         )
-        session.add(db_round)
         if record.results is None:
             played_all = False
             continue
@@ -449,22 +453,25 @@ def add_recorded_game(
             wild_rank=record.wild_rank,
             decks=decks,
         )
-        session.flush()
-        for position, (result, points) in enumerate(
-            zip(record.results, outcome.scores, strict=True)
-        ):
-            session.add(
-                SeatScore(
-                    round_id=db_round.id,
-                    position=position,
-                    points=points,
-                    went_out=position == outcome.went_out,
-                    cards=None
-                    if result.cards is None
-                    else ",".join(card.code for card in result.cards),
-                    saved_at=finished_at or created_at,
-                )
-            )
+        scored[record.number] = (record.results, outcome.scores, outcome.went_out)
+    # Many games at once (a whole table's history): rows go in as plain inserts.
+    round_ids = dict(
+        session.execute(insert(GameRound).returning(GameRound.number, GameRound.id), plans).all()
+    )
+    score_rows = [
+        {
+            "round_id": round_ids[number],
+            "position": position,
+            "points": points,
+            "went_out": position == went_out,
+            "cards": None if result.cards is None else ",".join(c.code for c in result.cards),
+            "saved_at": finished_at or created_at,
+        }
+        for number, (results, scores, went_out) in scored.items()
+        for position, (result, points) in enumerate(zip(results, scores, strict=True))
+    ]
+    if score_rows:
+        session.execute(insert(SeatScore), score_rows)
     if played_all and game.finished_at is None:
         game.finished_at = created_at
     session.flush()
