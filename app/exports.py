@@ -128,6 +128,7 @@ def import_table(session: Session, *, table_code: str, document: Any) -> int:
         tables.add_recorded_game(session, table_code=table_code, state=state, source_id=game.id)
         known.add(game.id)
         added += 1
+    tables.refresh_stats(session, table_code=table_code)
     session.commit()
     return added
 

@@ -8,19 +8,19 @@ through the games service's functions."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, case, not_
 from sqlalchemy.orm import aliased
-from sqlmodel import Session, col, func, or_, select
+from sqlmodel import Session, col, delete, func, or_, select
 
 from . import games
 from .db import begin_write
 from .games import GameState
-from .models import Person, PersonGame, PlayTable, TableGame
+from .models import PairSums, Person, PersonGame, PersonSums, PlayTable, TableGame
 from .rules.stats import (
     HeadToHead,
     PersonStats,
@@ -257,6 +257,7 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
         row.person_id = keep.id or 0
         session.add(row)
     session.flush()
+    _refresh_sums(session, table.id or 0, None)
     session.delete(merged)
     session.commit()
     return load_table(session, code=table_code)
@@ -276,7 +277,8 @@ def table_of_game(session: Session, *, game: GameState) -> GameTable | None:
 def add_recorded_game(
     session: Session, *, table_code: str, state: GameState, source_id: str
 ) -> None:
-    """Put a game just recorded (an import, inside the caller's transaction) at the table."""
+    """Put a game just recorded (an import, inside the caller's transaction) at the table;
+    call refresh_stats once every game is in."""
     table = _find(session, table_code)
     _link(
         session,
@@ -284,7 +286,13 @@ def add_recorded_game(
         state,
         _people_for(session, table.id or 0, state.players),
         source_id=source_id,
+        refresh=False,
     )
+
+
+def refresh_stats(session: Session, *, table_code: str) -> None:
+    """Sum everyone's stats again (after recording many games at once)."""
+    _refresh_sums(session, _find(session, table_code).id or 0, None)
 
 
 def known_sources(session: Session, *, table_code: str) -> set[str]:
@@ -356,6 +364,7 @@ def _link(
     person_ids: Sequence[int],
     *,
     source_id: str | None = None,
+    refresh: bool = True,
 ) -> None:
     session.add(
         TableGame(
@@ -372,14 +381,14 @@ def _link(
         for seat, person in enumerate(person_ids)
     )
     session.flush()
-    _record(session, state)
+    _record(session, state, refresh=refresh)
 
 
 def _link_of(session: Session, game_id: int) -> TableGame | None:
     return session.exec(select(TableGame).where(TableGame.game_id == game_id)).first()
 
 
-def _record(session: Session, state: GameState) -> None:
+def _record(session: Session, state: GameState, *, refresh: bool = True) -> None:
     """Bring the table's copy of a game's results up to date (called inside its save)."""
     link = _link_of(session, state.game_id)
     if link is None:
@@ -409,6 +418,9 @@ def _record(session: Session, state: GameState) -> None:
         row.went_out, row.zero_rounds = outcome.went_out, outcome.zero_rounds
         row.full_game, row.won = outcome.full_game, outcome.won
         session.add(row)
+    session.flush()
+    if refresh:
+        _refresh_sums(session, link.table_id, [row.person_id for row in rows])
 
 
 games.on_change(_record)
@@ -493,8 +505,10 @@ def _games(
     ]
 
 
-def _stats(session: Session, table_id: int) -> dict[int, PersonStats]:
-    """Each person's stats, summed by the database over their finished games."""
+def _sum_people(
+    session: Session, table_id: int, person_ids: Collection[int] | None
+) -> list[tuple[int, PersonTotals]]:
+    """Each person's sums over their finished games, added up by the database."""
     together = and_(col(PersonGame.counted), not_(col(PersonGame.solitaire)))
     full = and_(together, col(PersonGame.full_game))
     alone = and_(col(PersonGame.counted), col(PersonGame.solitaire))
@@ -505,7 +519,7 @@ def _stats(session: Session, table_id: int) -> dict[int, PersonStats]:
     def sum_if(condition: Any, column: Any) -> Any:
         return func.coalesce(func.sum(case((condition, column), else_=0)), 0)
 
-    rows = session.exec(
+    query = (
         select(
             PersonGame.person_id,
             count_if(together),
@@ -525,14 +539,18 @@ def _stats(session: Session, table_id: int) -> dict[int, PersonStats]:
         .where(PersonGame.table_id == table_id, col(PersonGame.counted))
         .group_by(col(PersonGame.person_id))
         .order_by(col(PersonGame.person_id))
-    ).all()
-    return {row[0]: stats_from_totals(PersonTotals(*row[1:])) for row in rows}
+    )
+    if person_ids is not None:
+        query = query.where(col(PersonGame.person_id).in_(person_ids))
+    return [(row[0], PersonTotals(*row[1:])) for row in session.exec(query).all()]
 
 
-def _versus(session: Session, table_id: int) -> dict[int, dict[int, HeadToHead]]:
-    """Head to head for every pair who finished a game together, counted by the database."""
+def _sum_pairs(
+    session: Session, table_id: int, person_ids: Collection[int] | None
+) -> list[tuple[int, int, int, int, int]]:
+    """Games together and who finished lower, for every pair, counted by the database."""
     mine, theirs = aliased(PersonGame), aliased(PersonGame)
-    rows = session.exec(
+    query = (
         select(
             mine.person_id,
             theirs.person_id,
@@ -544,10 +562,62 @@ def _versus(session: Session, table_id: int) -> dict[int, dict[int, HeadToHead]]
         .where(mine.table_id == table_id, col(mine.counted), not_(col(mine.solitaire)))
         .group_by(mine.person_id, theirs.person_id)
         .order_by(mine.person_id, theirs.person_id)
+    )
+    if person_ids is not None:
+        query = query.where(col(mine.person_id).in_(person_ids))
+    return [(a, b, n, lower, higher) for a, b, n, lower, higher in session.exec(query).all()]
+
+
+def _refresh_sums(session: Session, table_id: int, person_ids: Collection[int] | None) -> None:
+    """Sum again the stats of these people (everyone at the table when None), so reading a
+    table's stats is reading a row per person and per pair."""
+    for model in (PersonSums, PairSums):
+        stale = delete(model).where(col(model.table_id) == table_id)
+        if person_ids is not None:
+            stale = stale.where(col(model.person_id).in_(person_ids))
+        session.execute(stale)
+    session.add_all(
+        PersonSums(person_id=person_id, table_id=table_id, **asdict(sums))
+        for person_id, sums in _sum_people(session, table_id, person_ids)
+    )
+    session.add_all(
+        PairSums(
+            person_id=person_id,
+            other_id=other_id,
+            table_id=table_id,
+            games=together,
+            lower=lower,
+            higher=higher,
+        )
+        for person_id, other_id, together, lower, higher in _sum_pairs(
+            session, table_id, person_ids
+        )
+    )
+    session.flush()
+
+
+def _stats(session: Session, table_id: int) -> dict[int, PersonStats]:
+    rows = session.exec(
+        select(PersonSums).where(PersonSums.table_id == table_id).order_by(PersonSums.person_id)
+    ).all()
+    fields = [name for name in PersonTotals.__dataclass_fields__]
+    return {
+        row.person_id: stats_from_totals(PersonTotals(**{f: getattr(row, f) for f in fields}))
+        for row in rows
+    }
+
+
+def _versus(session: Session, table_id: int) -> dict[int, dict[int, HeadToHead]]:
+    rows = session.exec(
+        select(
+            PairSums.person_id, PairSums.other_id, PairSums.games, PairSums.lower, PairSums.higher
+        )
+        .where(PairSums.table_id == table_id)
+        .order_by(col(PairSums.person_id), col(PairSums.other_id))
     ).all()
     versus: dict[int, dict[int, HeadToHead]] = defaultdict(dict)
-    for person_id, other_id, games_together, lower, higher in rows:
-        versus[person_id][other_id] = HeadToHead(games=games_together, lower=lower, higher=higher)
+    for person_id, other_id, together, lower, higher in rows:
+        versus[person_id][other_id] = HeadToHead(games=together, lower=lower, higher=higher)
     return versus
 
 

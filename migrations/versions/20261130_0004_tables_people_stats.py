@@ -112,9 +112,63 @@ def upgrade() -> None:
     )
     for column in ("table_id", "game_id", "person_id"):
         op.create_index(op.f(f"ix_person_game_{column}"), "person_game", [column], unique=False)
+    sums = [
+        sa.Column(name, sa.Integer(), nullable=name.startswith(("best", "worst", "solitaire_best")))
+        for name in (
+            "games",
+            "wins",
+            "full_games",
+            "full_points",
+            "best_total",
+            "worst_total",
+            "rounds",
+            "went_out",
+            "points",
+            "zero_rounds",
+            "solitaire_played",
+            "solitaire_won",
+            "solitaire_best",
+        )
+    ]
+    op.create_table(
+        "person_sums",
+        sa.Column("person_id", sa.Integer(), nullable=False),
+        sa.Column("table_id", sa.Integer(), nullable=False),
+        *sums,
+        sa.ForeignKeyConstraint(
+            ["person_id"], ["person.id"], name=op.f("fk_person_sums_person_id_person")
+        ),
+        sa.ForeignKeyConstraint(
+            ["table_id"], ["play_table.id"], name=op.f("fk_person_sums_table_id_play_table")
+        ),
+        sa.PrimaryKeyConstraint("person_id", name=op.f("pk_person_sums")),
+    )
+    op.create_index(op.f("ix_person_sums_table_id"), "person_sums", ["table_id"], unique=False)
+    op.create_table(
+        "pair_sums",
+        sa.Column("person_id", sa.Integer(), nullable=False),
+        sa.Column("other_id", sa.Integer(), nullable=False),
+        sa.Column("table_id", sa.Integer(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        sa.Column("lower", sa.Integer(), nullable=False),
+        sa.Column("higher", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["person_id"], ["person.id"], name=op.f("fk_pair_sums_person_id_person")
+        ),
+        sa.ForeignKeyConstraint(
+            ["other_id"], ["person.id"], name=op.f("fk_pair_sums_other_id_person")
+        ),
+        sa.ForeignKeyConstraint(
+            ["table_id"], ["play_table.id"], name=op.f("fk_pair_sums_table_id_play_table")
+        ),
+        sa.PrimaryKeyConstraint("person_id", "other_id", name=op.f("pk_pair_sums")),
+    )
+    op.create_index(op.f("ix_pair_sums_table_id"), "pair_sums", ["table_id"], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_table("pair_sums")
+    op.drop_table("person_sums")
     op.drop_table("person_game")
     op.drop_table("table_game")
     op.drop_table("person")
