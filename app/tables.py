@@ -7,11 +7,12 @@ through the games service's functions."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import and_, case, not_
 from sqlalchemy.orm import aliased
@@ -63,9 +64,9 @@ class PersonView:
     versus: dict[int, HeadToHead]
 
 
-@dataclass(frozen=True)
-class SeatView:
-    """A seat of a table game: who sat there and their total so far."""
+class SeatView(NamedTuple):
+    """A seat of a table game: who sat there and their total so far (a tuple: a table's
+    list can hold thousands)."""
 
     person_id: int
     name: str
@@ -73,8 +74,7 @@ class SeatView:
     won: bool
 
 
-@dataclass(frozen=True)
-class TableGameView:
+class TableGameView(NamedTuple):
     """A game in the table's list."""
 
     code: str
@@ -108,7 +108,7 @@ class TableState:
             self,
             code=self.watch_code,
             can_edit=False,
-            games=tuple(replace(game, code=game.watch_code) for game in self.games),
+            games=tuple(game._replace(code=game.watch_code) for game in self.games),
         )
 
 
@@ -257,6 +257,17 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
         row.person_id = keep.id or 0
         session.add(row)
     session.flush()
+    for link in session.exec(
+        select(TableGame).where(col(TableGame.game_id).in_([r.game_id for r in merged_rows]))
+    ).all():
+        link.seats = _seats_json(
+            session.exec(
+                select(PersonGame)
+                .where(PersonGame.game_id == link.game_id)
+                .order_by(col(PersonGame.position))
+            ).all()
+        )
+        session.add(link)
     _refresh_sums(session, table.id or 0, None)
     session.delete(merged)
     session.commit()
@@ -418,9 +429,15 @@ def _record(session: Session, state: GameState, *, refresh: bool = True) -> None
         row.went_out, row.zero_rounds = outcome.went_out, outcome.zero_rounds
         row.full_game, row.won = outcome.full_game, outcome.won
         session.add(row)
+    link.seats = _seats_json(rows)
+    session.add(link)
     session.flush()
     if refresh:
         _refresh_sums(session, link.table_id, [row.person_id for row in rows])
+
+
+def _seats_json(rows: Sequence[PersonGame]) -> str:
+    return json.dumps([[row.person_id, row.total, int(row.won)] for row in rows])
 
 
 games.on_change(_record)
@@ -467,30 +484,18 @@ def _games(
     """The table's games, newest first, each with its seats (the newest `limit` only)."""
     query = (
         select(
-            TableGame.game_id,
             TableGame.code,
             TableGame.watch_code,
             TableGame.created_at,
             TableGame.finished,
             TableGame.rounds_saved,
             TableGame.round_count,
+            TableGame.seats,
         )
         .where(TableGame.table_id == table_id, col(TableGame.deleted).is_(False))
         .order_by(col(TableGame.created_at).desc(), col(TableGame.id).desc())
     )
     listed = session.exec(query if limit is None else query.limit(limit)).all()
-    seat_query = select(
-        PersonGame.game_id, PersonGame.person_id, PersonGame.total, PersonGame.won
-    ).order_by(col(PersonGame.game_id), col(PersonGame.position))
-    if limit is None:
-        seat_query = seat_query.where(PersonGame.table_id == table_id)
-    else:
-        seat_query = seat_query.where(col(PersonGame.game_id).in_([row[0] for row in listed]))
-    seats_by_game: dict[int, list[SeatView]] = defaultdict(list)
-    for game_id, person_id, total, won in session.exec(seat_query).all():
-        seats_by_game[game_id].append(
-            SeatView(person_id=person_id, name=names.get(person_id, "?"), total=total, won=won)
-        )
     return [
         TableGameView(
             code=code,
@@ -499,9 +504,12 @@ def _games(
             finished=finished,
             rounds_saved=saved,
             round_count=count,
-            seats=tuple(seats_by_game.get(game_id, ())),
+            seats=tuple(
+                SeatView(person_id=pid, name=names.get(pid, "?"), total=total, won=bool(won))
+                for pid, total, won in json.loads(seats)
+            ),
         )
-        for game_id, code, watch_code, created_at, finished, saved, count in listed
+        for code, watch_code, created_at, finished, saved, count, seats in listed
     ]
 
 

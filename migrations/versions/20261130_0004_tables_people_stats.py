@@ -74,6 +74,7 @@ def upgrade() -> None:
         sa.Column("rounds_saved", sa.Integer(), nullable=False),
         sa.Column("round_count", sa.Integer(), nullable=False),
         sa.Column("source_id", Text(length=64), nullable=True),
+        sa.Column("seats", sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(
             ["table_id"], ["play_table.id"], name=op.f("fk_table_game_table_id_play_table")
         ),
