@@ -113,14 +113,6 @@ class TableState:
 
 
 @dataclass(frozen=True)
-class GameTable:
-    """The table a game belongs to, as the game's page links to it."""
-
-    name: str
-    code: str
-
-
-@dataclass(frozen=True)
 class TableSummary:
     """A table as a list of tables shows it."""
 
@@ -272,17 +264,6 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
     session.delete(merged)
     session.commit()
     return load_table(session, code=table_code)
-
-
-def table_of_game(session: Session, *, game: GameState) -> GameTable | None:
-    """The table a game was played at (its watch code for a watcher), if any."""
-    link = _link_of(session, game.game_id)
-    if link is None:
-        return None
-    table = session.get(PlayTable, link.table_id)
-    if table is None:
-        return None
-    return GameTable(name=table.name, code=table.code if game.can_edit else table.watch_code)
 
 
 def add_recorded_game(

@@ -229,10 +229,7 @@ def put_round(
     return JSONResponse(game_public(state))
 
 
-# Named apart from the page's "finish", which the game page's form links to.
-@router.post(
-    "/games/{code}/finish", name="api_finish", response_model=GamePublic, responses=WRITE_ERRORS
-)
+@router.post("/games/{code}/finish", response_model=GamePublic, responses=WRITE_ERRORS)
 def finish(code: KeeperCode, session: SessionDep) -> Any:
     """End the game now; the lowest total wins."""
     try:
