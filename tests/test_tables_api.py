@@ -29,6 +29,17 @@ def test_a_table_needs_a_name(client):
         assert response.json()["detail"]
 
 
+def test_the_newest_games_are_listed_unless_all_are_asked_for(client):
+    table = new_table(client)
+    codes = [table_game(client, table, ["Ann", "Ben"])["code"] for _ in range(3)]
+    url = f"/api/tables/{table['code']}"
+    answer = client.get(url).json()
+    assert answer["game_count"] == 3 and [g["code"] for g in answer["games"]] == codes[::-1]
+    assert [g["code"] for g in client.get(url, params={"games": 2}).json()["games"]] == codes[:0:-1]
+    assert len(client.get(url, params={"games": "all"}).json()["games"]) == 3
+    assert client.get(url, params={"games": "lots"}).status_code == 422
+
+
 def test_either_code_reads_the_table(client):
     table = new_table(client)
     keeper = client.get(f"/api/tables/{table['code']}").json()

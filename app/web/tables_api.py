@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request, status
+from fastapi import APIRouter, Depends, Path, Query, Request, status
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Engine
@@ -104,6 +104,7 @@ def table_public(state: TableState) -> dict[str, Any]:
             }
             for person in state.people
         ],
+        game_count=state.game_count,
         games=[
             {
                 "code": game.code,
@@ -145,13 +146,27 @@ def create(body: TableCreate, session: SessionDep) -> Any:
         state = create_table(session, name=body.name)
     except TableError as error:
         return _error(422, str(error))
-    return JSONResponse(table_public(state), status_code=201)
+    created = table_public(state)
+    del created["game_count"]  # nothing to count yet: the answer is exactly the new table
+    return JSONResponse(created, status_code=201)
+
+
+GAMES_LISTED = 50
 
 
 @router.get("/tables/{code}", responses=TABLE_ERRORS)
-def read(code: TableCode, session: SessionDep) -> Any:
-    """The table: its people with their stats, and its games, newest first."""
-    return JSONResponse(table_public(load_table(session, code=code)))
+def read(
+    code: TableCode,
+    session: SessionDep,
+    games: Annotated[
+        str,
+        Query(pattern=r"^(all|[0-9]{1,6})$", description="How many games to list, or all"),
+    ] = str(GAMES_LISTED),
+) -> Any:
+    """The table: its people with their stats, and its games, newest first (the newest 50
+    unless asked for more; `game_count` says how many there are)."""
+    limit = None if games == "all" else int(games)
+    return JSONResponse(table_public(load_table(session, code=code, games_limit=limit)))
 
 
 @router.patch("/tables/{code}/people/{person_id}", responses=TABLE_ERRORS)
@@ -195,7 +210,8 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
         added = import_table(session, table_code=code, document=document)
     except ImportRefused as error:
         return _error(422, str(error))
-    return JSONResponse({"imported": added, "table": table_public(load_table(session, code=code))})
+    state = load_table(session, code=code, games_limit=GAMES_LISTED)
+    return JSONResponse({"imported": added, "table": table_public(state)})
 
 
 @router.post("/games/{code}/rematch", status_code=status.HTTP_201_CREATED)
