@@ -98,7 +98,7 @@ def main():
 
     from app.config import Settings
     from app.main import create_app
-    from tests.browser.conftest import LiveServer
+    from tests.server import LiveServer
 
     rng = random.Random(9)
     start = datetime(2023, 1, 1, 19, 0, tzinfo=UTC)

@@ -3,8 +3,8 @@ a scorekeeper code (the table's or any game's)."""
 
 import pytest
 
-from tests.browser.conftest import LiveServer
 from tests.html import elements, visible_text
+from tests.server import LiveServer
 from tests.tables_helpers import new_table, person, play, table_game
 from tests.test_stream import Viewer, call
 
@@ -27,7 +27,10 @@ PAGE_WRITES = [
 @pytest.fixture
 def server(tmp_path):
     running = LiveServer(f"sqlite:///{tmp_path}/stream.db").start()
+    running.viewers = []
     yield running
+    for viewer in running.viewers:
+        viewer.close()
     running.stop()
 
 
