@@ -43,7 +43,9 @@ def game_document(state: GameState) -> dict[str, Any]:
                 "results": None
                 if r.entries is None
                 else [
-                    {
+                    None
+                    if entry is None
+                    else {
                         "points": entry.points,
                         "went_out": entry.went_out,
                         "cards": None
@@ -81,7 +83,7 @@ class _RoundIn(BaseModel):
     cards_dealt: int
     wild_rank: str
     dealer: int
-    results: list[_ResultIn] | None = Field(default=None, max_length=50)
+    results: list[_ResultIn | None] | None = Field(default=None, max_length=50)
 
 
 class _GameIn(BaseModel):
@@ -163,7 +165,9 @@ def _round_record(round_in: _RoundIn) -> RoundRecord:
     results = None
     if round_in.results is not None:
         results = [
-            SeatResult(went_out=True)
+            None
+            if result is None
+            else SeatResult(went_out=True)
             if result.went_out
             else SeatResult(cards=tuple(parse_card(c) for c in result.cards))
             if result.cards is not None

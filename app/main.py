@@ -19,7 +19,7 @@ from .games import GameNotFound, NoSuchRound, ReadOnlyLink
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .tables import NoSuchPerson, ReadOnlyTable, TableNotFound
-from .web import api, pages, stream, table_pages, tables_api
+from .web import api, pages, piles, stream, table_pages, tables_api
 
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
@@ -52,6 +52,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.include_router(tables_api.router)
     app.include_router(pages.router)
     app.include_router(table_pages.router)
+    app.include_router(piles.router)
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

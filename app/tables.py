@@ -20,8 +20,9 @@ from sqlmodel import Session, col, delete, func, or_, select
 
 from . import games
 from .db import begin_write
-from .games import GameState
+from .games import GameMode, GameState
 from .models import PairSums, Person, PersonGame, PersonSums, PlayTable, TableGame
+from .rules.schedule import RoundOrder
 from .rules.stats import (
     HeadToHead,
     PersonStats,
@@ -182,14 +183,22 @@ def check_keeper_code(session: Session, *, code: str) -> None:
 
 
 def start_game(
-    session: Session, *, table_code: str, players: Sequence[str], first_dealer: int = 0
+    session: Session,
+    *,
+    table_code: str,
+    players: Sequence[str],
+    first_dealer: int = 0,
+    order: RoundOrder = "up",
+    mode: GameMode | None = None,
 ) -> GameState:
     """Start a game at the table: names that match a person (ignoring case) are that person,
     new names become new people of the table."""
     table = _find(session, table_code)
     table_id = table.id
     session.rollback()
-    state = games.create_game(session, players=players, first_dealer=first_dealer)
+    state = games.create_game(
+        session, players=players, first_dealer=first_dealer, order=order, mode=mode
+    )
     begin_write(session)
     _link(session, table_id or 0, state, _people_for(session, table_id or 0, state.players))
     session.commit()
@@ -219,7 +228,7 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
     person = _person(session, table, person_id)
     if not name.strip():
         raise TableError("A person needs a name.")
-    (cleaned,) = games.clean_names([name], check_count=False)
+    (cleaned,) = games.clean_names([name])
     clash = _by_name(session, table.id or 0).get(cleaned.casefold())
     if clash is not None and clash.id != person.id:
         raise TableError(f"{clash.name} is already at this table: merge the two instead.")
@@ -389,23 +398,24 @@ def _record(session: Session, state: GameState, *, refresh: bool = True) -> None
     link.finished, link.deleted = state.finished, state.deleted
     link.rounds_saved, link.round_count = state.rounds_saved, len(state.rounds)
     session.add(link)
+    # Tie-break rounds only pick the winner (state.winners); totals and round counts come
+    # from the eleven rounds.
     outcomes = game_outcomes(
-        [r.scores for r in state.rounds],
-        [r.went_out for r in state.rounds],
+        [r.scores for r in state.main_rounds],
+        [r.went_out for r in state.main_rounds],
         seat_count=len(state.players),
         winners=state.winners,
+        start_points=[seat.start_points for seat in state.seats],
     )
-    rows = session.exec(
-        select(PersonGame)
-        .where(PersonGame.game_id == state.game_id)
-        .order_by(col(PersonGame.position))
-    ).all()
+    rows = _game_rows(session, state.game_id)
+    while len(rows) < len(state.players):
+        rows = _link_joined(session, link.table_id, state, rows)
     for row in rows:
         if row.position >= len(outcomes):
             continue
         outcome = outcomes[row.position]
         row.counted = state.finished and not state.deleted
-        row.solitaire = len(state.players) == 1
+        row.solitaire = state.is_solitaire
         row.total, row.rounds = outcome.total, outcome.rounds
         row.went_out, row.zero_rounds = outcome.went_out, outcome.zero_rounds
         row.full_game, row.won = outcome.full_game, outcome.won
@@ -415,6 +425,54 @@ def _record(session: Session, state: GameState, *, refresh: bool = True) -> None
     session.flush()
     if refresh:
         _refresh_sums(session, link.table_id, [row.person_id for row in rows])
+
+
+def _game_rows(session: Session, game_id: int) -> list[PersonGame]:
+    return list(
+        session.exec(
+            select(PersonGame)
+            .where(PersonGame.game_id == game_id)
+            .order_by(col(PersonGame.position))
+        ).all()
+    )
+
+
+def _link_joined(
+    session: Session, table_id: int, state: GameState, rows: Sequence[PersonGame]
+) -> list[PersonGame]:
+    """A player sat down mid-game (one per save): the seats after theirs moved one place on,
+    so their links move too, and the new seat's name becomes a person of the table."""
+    linked = dict(
+        session.exec(
+            select(Person.id, Person.name).where(
+                col(Person.id).in_([row.person_id for row in rows])
+            )
+        ).all()
+    )
+    position = next(
+        (
+            seat
+            for seat, player in enumerate(state.seats)
+            if player.joined
+            and (
+                seat >= len(rows)
+                or linked.get(rows[seat].person_id, "").casefold() != player.name.casefold()
+            )
+        ),
+        len(rows),
+    )
+    # One link at a time from the end, so no two links of the game share a position.
+    for row in sorted(rows, key=lambda r: r.position, reverse=True):
+        if row.position >= position:
+            row.position += 1
+            session.add(row)
+            session.flush()
+    (person_id,) = _people_for(session, table_id, [state.players[position]])
+    session.add(
+        PersonGame(table_id=table_id, game_id=state.game_id, person_id=person_id, position=position)
+    )
+    session.flush()
+    return _game_rows(session, state.game_id)
 
 
 def _seats_json(rows: Sequence[PersonGame]) -> str:

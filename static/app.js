@@ -306,7 +306,7 @@
     setHand(form, cards);
   });
   document.addEventListener("change", function (event) {
-    if (event.target.name !== "round" || !event.target.form.classList.contains("hand-form")) return;
+    if (event.target.name !== "cards_dealt" || !event.target.form.classList.contains("hand-form")) return;
     var wild = event.target.selectedOptions[0].dataset.wild;
     event.target.form.querySelectorAll(".suit-grid .key").forEach(function (key) {
       key.classList.toggle("wild", key.dataset.rank === wild || key.dataset.rank === "JOKER");

@@ -61,7 +61,59 @@ def test_a_game_saved_at_the_first_revision_survives_every_upgrade(tmp_path):
     assert state.current_round.number == 2
     assert state.rounds[1].dealer == 2
     assert len(state.watch_code) >= 22 and state.watch_code != "oldgamecode"
+    # The round plans are written down as the game was played: everyone in every round,
+    # the dealer's left-hand neighbour first, the rulebook's order.
+    assert state.mode == "game" and state.order == "up"
+    assert [r.kind for r in state.rounds] == ["round"] * 11
+    assert [r.cards_dealt for r in state.rounds] == list(range(3, 14))
+    assert [r.dealer for r in state.rounds] == [n % 3 for n in range(1, 12)]
+    assert [r.first_player for r in state.rounds] == [(n + 1) % 3 for n in range(1, 12)]
+    assert all(r.players_in == (0, 1, 2) for r in state.rounds)
+    assert [(p.start_points, p.joined_round, p.left_round) for p in state.seats] == [
+        (0, None, None)
+    ] * 3
+    assert state.rounds[0].scores == [0, 64, 17]
+    assert state.rounds[0].layout is None
+    assert state.leaders == [0] and not state.finished and state.version == 2
     engine.dispose()
+
+
+def test_an_upgraded_game_plays_on(tmp_path):
+    url = f"sqlite:///{tmp_path}/old.db"
+    engine = make_engine(url)
+    upgrade_to_head(engine, revision="0002")
+    with engine.begin() as db:
+        db.execute(
+            text(
+                "INSERT INTO game (id, code, watch_code, first_dealer, created_at, version) "
+                "VALUES (1, 'oldgamecode', 'oldwatchcode', 0, '2026-01-01 20:00:00', 1)"
+            )
+        )
+        for position, name in enumerate(["Ann", "Ben"]):
+            db.execute(
+                text("INSERT INTO seat (game_id, position, name) VALUES (1, :p, :n)"),
+                {"p": position, "n": name},
+            )
+        for number in range(1, 12):
+            db.execute(
+                text(
+                    "INSERT INTO game_round (id, game_id, number, cards_dealt, wild_rank, "
+                    "dealer) VALUES (:n, 1, :n, :c, :c, :d)"
+                ),
+                {"n": number, "c": number + 2, "d": (number - 1) % 2},
+            )
+    engine.dispose()
+    with TestClient(create_app(test_settings(url))) as client:
+        saved = client.put(
+            "/api/games/oldgamecode/rounds/1",
+            json={"results": [{"went_out": True}, {"points": 4}]},
+        )
+        assert saved.status_code == 200, saved.text
+        game = client.post("/api/games/oldgamecode/players", json={"name": "Cy"}).json()
+        assert game["players"] == ["Ann", "Ben", "Cy"]
+        assert game["rounds"][1]["dealer"] == 1
+        assert game["rounds"][1]["players_in"] == [0, 1, 2]
+        assert game["rounds"][0]["scores"] == [0, 4, None]
 
 
 def test_head_is_a_single_revision():

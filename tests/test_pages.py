@@ -275,7 +275,7 @@ def test_after_someone_else_saved_the_refused_form_can_still_save_on_the_second_
     # Another phone saves round 1 while this one is still typing.
     other = client.put(
         f"/api/games/{code}/rounds/1",
-        json={"results": [{"went_out": True}, {"points": 3}, {"points": 4}]},
+        json={"results": [{"went_out": True}, {"points": 5}, {"points": 4}]},
     )
     assert other.status_code == 200
     mine = round_form(3, went_out="1", points_0="9", points_2="8", version=str(game["version"]))

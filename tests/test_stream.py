@@ -154,7 +154,12 @@ def test_the_watchers_stream_never_carries_the_scorekeeper_code(server):
     watcher = Viewer(server, game["watch_code"])
     first = "".join(watcher.next_event()["data"])
     assert game["code"] not in first and "Correct round" not in first
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/2", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/2",
+        {"results": went_out_first(2, points=[0, 7])},
+    )
     assert "Correct round 2" in "".join(keeper.next_event()["data"])
     update = "".join(watcher.next_event()["data"])
     assert "Fives are wild" in update
@@ -190,10 +195,20 @@ def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server, 
     with Session(engine) as session:
         older = load_game(session, code=game["code"])
     engine.dispose()
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/2", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/2",
+        {"results": went_out_first(2, points=[0, 7])},
+    )
     live.publish(game["watch_code"], replace(older, version=1))
     live.publish(game["watch_code"], replace(older, version=2))
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/3", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/3",
+        {"results": went_out_first(2, points=[0, 7])},
+    )
     ids = [watcher.next_event()["id"], watcher.next_event()["id"]]
     assert ids == ["3", "4"]
     watcher.close()

@@ -107,7 +107,7 @@ def test_stats_over_finished_games_with_exact_numbers(client):
 def test_a_full_game_gives_average_best_and_worst_totals(client):
     table = new_table(client)
     game = table_game(client, table, ["Ann", "Ben"])
-    play(client, game, [[0, 3]] * 10 + [[4, 0]])
+    play(client, game, [[0, 20]] * 10 + [[4, 0]])
     ann = person(client.get(f"/api/tables/{table['code']}").json(), "Ann")["stats"]
     assert (ann["average_total"], ann["best_total"], ann["worst_total"]) == (4.0, 4, 4)
     assert ann["wins"] == 1 and ann["went_out"] == 10
@@ -314,13 +314,13 @@ def test_restore_ends_after_30_days(client, app):
 
 def test_chart_svg_draws_every_player_escaped(client, new_game):
     game = new_game(["Ann", "<b>Ben</b>", "Cy & Co"])
-    play(client, game, [[0, 5, 7], [3, 0, 4]], finish=False)
+    play(client, game, [[0, 5, 7], [3, 0, 5]], finish=False)
     response = client.get(f"/g/{game['watch_code']}/chart.svg")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("image/svg+xml")
     svg = response.text
     assert svg.startswith("<svg") and "prefers-color-scheme:dark" in svg
-    assert "&lt;b&gt;Ben&lt;/b&gt; 5" in svg and "Cy &amp; Co 11" in svg and "<b>" not in svg
+    assert "&lt;b&gt;Ben&lt;/b&gt; 5" in svg and "Cy &amp; Co 12" in svg and "<b>" not in svg
     assert svg.count("<polyline") == 3
     assert client.get("/g/nope/chart.svg").status_code == 404
 
@@ -336,7 +336,7 @@ def test_the_database_sums_agree_with_the_rules_on_a_random_table(client):
         game = table_game(client, table, players)
         rounds = []
         for _ in range(11 if index % 3 == 0 else rng.randint(1, 4)):
-            points = [rng.choice([0, 3, 10, 20, 45]) for _ in players]
+            points = [rng.choice([0, 10, 20, 40, 45]) for _ in players]
             points[rng.randrange(len(players))] = 0
             rounds.append(points)
         state = play(client, game, rounds, finish=index != 5)

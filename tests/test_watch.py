@@ -16,6 +16,11 @@ API_WRITES = [
     ("post", "/api/games/{code}/finish", None),
     ("post", "/api/games/{code}/finish", {"anything": 1}),
     ("post", "/api/games/{code}/scorekeeper-code", None),
+    ("post", "/api/games/{code}/tiebreak", None),
+    ("post", "/api/games/{code}/players", {"name": "Eve", "seat": 1, "start": "average"}),
+    ("post", "/api/games/{code}/players", {"name": 7, "start": "nonsense"}),
+    ("delete", "/api/games/{code}/players/1", None),
+    ("delete", "/api/games/{code}/players/x", None),
 ]
 PAGE_WRITES = [
     ("post", "/g/{code}/rounds/1", {"went_out": "0", "save": "1"}),
@@ -23,6 +28,11 @@ PAGE_WRITES = [
     ("post", "/g/{code}/finish", {}),
     ("post", "/g/{code}/scorekeeper-code", {}),
     ("get", "/g/{code}/rounds/1", None),
+    ("post", "/g/{code}/tiebreak", {}),
+    ("get", "/g/{code}/players", None),
+    ("post", "/g/{code}/players", {"name": "Eve", "start": "zero"}),
+    ("post", "/g/{code}/players/1/leave", {}),
+    ("post", "/g/{code}/piles/1", {"closed": "1"}),
 ]
 
 

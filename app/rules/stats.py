@@ -22,26 +22,30 @@ class SeatOutcome:
 
 
 def game_outcomes(
-    round_scores: Sequence[Sequence[int] | None],
+    round_scores: Sequence[Sequence[int | None] | None],
     went_out: Sequence[int | None],
     *,
     seat_count: int,
     winners: Sequence[int],
+    start_points: Sequence[int] | None = None,
 ) -> list[SeatOutcome]:
-    """Each seat's outcome from a game's rounds (None: not played) and who went out in each;
-    a full game is one where every planned round was played."""
+    """Each seat's outcome from a game's ordinary rounds (None: not played; a None seat in a
+    round: that player was not in it) and who went out in each; tie-break rounds are left
+    to the caller's winners. A total starts from the seat's start points (a player who
+    joined mid-game); a full game is one where the seat played every planned round."""
     played = [scores for scores in round_scores if scores is not None]
-    full_game = bool(round_scores) and len(played) == len(round_scores)
+    all_played = bool(round_scores) and len(played) == len(round_scores)
+    starts = list(start_points or [0] * seat_count)
     outcomes = []
     for seat in range(seat_count):
-        points = [scores[seat] for scores in played]
+        points = [scores[seat] for scores in played if scores[seat] is not None]
         outcomes.append(
             SeatOutcome(
-                total=sum(points),
+                total=starts[seat] + sum(p for p in points if p is not None),
                 rounds=len(points),
                 went_out=sum(1 for out in went_out if out == seat),
                 zero_rounds=sum(1 for p in points if p == 0),
-                full_game=full_game,
+                full_game=all_played and len(points) == len(round_scores),
                 won=seat in winners,
             )
         )

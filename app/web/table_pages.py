@@ -88,7 +88,14 @@ async def table_new_game(request: Request, code: Code, session: SessionDep) -> R
     elif not form.apply_action(fields):
         names, first_dealer = form.players()
         try:
-            game = start_game(session, table_code=code, players=names, first_dealer=first_dealer)
+            game = start_game(
+                session,
+                table_code=code,
+                players=names,
+                first_dealer=first_dealer,
+                order=form.order,
+                mode="solitaire" if form.mode == "solitaire" else "game",
+            )
         except GameError as error:
             form.error = str(error)
         else:

@@ -1,7 +1,7 @@
 """Tables of people, their games and kept-up results; a stable id, deletion and rematches
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-11-30 12:20:00
 """
 
@@ -13,7 +13,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
