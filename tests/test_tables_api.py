@@ -371,3 +371,58 @@ def test_the_database_sums_agree_with_the_rules_on_a_random_table(client):
         assert entry["versus"] == {
             str(other): asdict(h) for other, h in expected_versus.get(entry["id"], {}).items()
         }
+
+
+def _save(client, code, number, results):
+    response = client.put(f"/api/games/{code}/rounds/{number}", json={"results": results})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_stats_follow_players_joining_and_leaving_a_table_game(client):
+    table = new_table(client)
+    code = table_game(client, table, ["Ann", "Ben", "Cy", "Dee"])["code"]
+    for number in (1, 2, 3):
+        _save(client, code, number, went_out(4, [0, 10, 20, 20]))
+    joined = client.post(f"/api/games/{code}/players", json={"name": "Eve", "seat": 1, "start": 42})
+    assert joined.status_code == 201, joined.text
+    for number in range(4, 11):
+        _save(client, code, number, went_out(5, [0, 10, 10, 20, 20]))
+    assert client.delete(f"/api/games/{code}/players/0").status_code == 200  # Ann leaves
+    state = _save(
+        client, code, 11, [None, {"points": 10}, {"went_out": True}, *[{"points": 20}] * 2]
+    )
+    assert state["finished"] and state["totals"] == [0, 122, 100, 220, 220]
+    answer = client.get(f"/api/tables/{table['code']}").json()
+    listed = answer["games"][0]
+    assert listed["players"] == ["Ann", "Eve", "Ben", "Cy", "Dee"]
+    # Eve's total starts from her 42 points; Ann had the lowest total but left: Ben wins.
+    assert listed["totals"] == [0, 122, 100, 220, 220] and listed["winners"] == ["Ben"]
+    stats = {name: person(answer, name)["stats"] for name in listed["players"]}
+    assert [stats[name]["rounds"] for name in listed["players"]] == [10, 8, 11, 11, 11]
+    assert [stats[name]["wins"] for name in listed["players"]] == [0, 0, 1, 0, 0]
+    assert (stats["Ann"]["went_out"], stats["Ben"]["went_out"]) == (10, 1)
+    # Only a seat that played all eleven rounds has a best total from this game.
+    assert [stats[name]["best_total"] for name in listed["players"]] == [None, None, 100, 220, 220]
+
+
+def test_a_tiebreak_picks_the_winner_but_leaves_totals_alone(client):
+    table = new_table(client)
+    code = table_game(client, table, ["Ann", "Ben", "Cy"])["code"]
+    for number in range(1, 12):
+        _save(client, code, number, went_out(3, [0, 20, 0]))
+    assert client.post(f"/api/games/{code}/tiebreak").status_code == 201
+    _save(client, code, 12, [{"points": 40}, None, {"went_out": True}])
+    answer = client.get(f"/api/tables/{table['code']}").json()
+    ann, cy = person(answer, "Ann")["stats"], person(answer, "Cy")["stats"]
+    assert (ann["best_total"], ann["wins"], ann["rounds"]) == (0, 0, 11)
+    assert (cy["best_total"], cy["wins"], cy["rounds"]) == (0, 1, 11)
+
+
+def went_out(seat_count, points):
+    """Results where the first seat with 0 went out and the others typed their points."""
+    out = points.index(0)
+    return [
+        {"went_out": True} if seat == out else {"points": points[seat]}
+        for seat in range(seat_count)
+    ]
