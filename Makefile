@@ -12,7 +12,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps bench-abuse clean
+.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps bench-abuse bench-table clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -127,6 +127,9 @@ bench-abuse: $(VENV)/.installed-test
 
 bench-taps: $(VENV)/.installed-test
 	$(BIN)/python bench/taps.py
+
+bench-table: $(VENV)/.installed-test
+	$(BIN)/python bench/table.py
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 

@@ -7,11 +7,13 @@ import hashlib
 import json
 import random
 import secrets
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, or_, select
 
 from . import live
@@ -34,6 +36,7 @@ from .rules.solitaire import PileError, score_pile, solitaire_result
 from .rules.standings import after_tiebreaks, average_total, leaders, ranking, totals
 
 NAME_LENGTH = 30
+RESTORE_DAYS = 30
 
 
 class GameNotFound(LookupError):
@@ -191,6 +194,13 @@ class GameState:
     rounds: tuple[RoundState, ...]
     finished: bool
     version: int
+    game_id: int = 0
+    uid: str = ""
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+    deleted: bool = False
+    rematch_code: str | None = None
+    rematch_watch_code: str | None = None
     mode: GameMode = "game"
     order: RoundOrder = "up"
     seats: tuple[PlayerState, ...] = ()
@@ -304,7 +314,9 @@ class GameState:
 
     def for_watchers(self) -> GameState:
         """The same game as the watch link shows it: no scorekeeper code, no editing."""
-        return replace(self, code=self.watch_code, can_edit=False)
+        return replace(
+            self, code=self.watch_code, can_edit=False, rematch_code=self.rematch_watch_code
+        )
 
     def round(self, number: int) -> RoundState:
         """Round number, or GameError when the game has no such round."""
@@ -313,6 +325,16 @@ class GameState:
                 f"There is no round {number}: rounds run from 1 to {len(self.rounds)}."
             )
         return self.rounds[number - 1]
+
+
+GameListener = Callable[[Session, GameState], None]
+_listeners: list[GameListener] = []
+
+
+def on_change(listener: GameListener) -> None:
+    """Call listener inside every change's transaction with the game's new state, so another
+    service (the tables' stats) stays in step with it."""
+    _listeners.append(listener)
 
 
 def new_code() -> str:
@@ -360,6 +382,7 @@ def create_game(
     first_dealer: int = 0,
     order: RoundOrder = "up",
     mode: GameMode | None = None,
+    rematch_of: int | None = None,
 ) -> GameState:
     """Start a game with players in clockwise order; first_dealer is a seat index. One
     player plays solitaire: eleven piles of 3 to 13 cards (mode, when given, must agree)."""
@@ -391,6 +414,7 @@ def create_game(
         first_dealer=first_dealer,
         mode="solitaire" if solitaire else "game",
         round_order="up" if solitaire else order,
+        rematch_of=rematch_of,
     )
     session.add(game)
     session.flush()
@@ -438,8 +462,7 @@ def replace_keeper_code(session: Session, *, code: str) -> GameState:
     game.code = new_code()
     game.version += 1
     session.add(game)
-    session.commit()
-    return _saved(session, game)
+    return _commit(session, game)
 
 
 def save_round(
@@ -511,8 +534,7 @@ def save_round(
         game.finished_at = now
     game.version += 1
     session.add(game)
-    session.commit()
-    return _saved(session, game)
+    return _commit(session, game)
 
 
 def _score_pile(
@@ -564,8 +586,7 @@ def add_tiebreak(session: Session, *, code: str) -> GameState:
     game.finished_at = None
     game.version += 1
     session.add(game)
-    session.commit()
-    return _saved(session, game)
+    return _commit(session, game)
 
 
 def add_player(
@@ -639,8 +660,7 @@ def add_player(
     )
     game.version += 1
     session.add(game)
-    session.commit()
-    return _saved(session, game)
+    return _commit(session, game)
 
 
 def remove_player(session: Session, *, code: str, seat: int) -> GameState:
@@ -672,8 +692,7 @@ def remove_player(session: Session, *, code: str, seat: int) -> GameState:
     )
     game.version += 1
     session.add(game)
-    session.commit()
-    return _saved(session, game)
+    return _commit(session, game)
 
 
 def _changeable_round(state: GameState, change: str) -> RoundState:
@@ -737,9 +756,13 @@ def finish_game(session: Session, *, code: str) -> GameState:
         game.finished_at = datetime.now(UTC)
         game.version += 1
         session.add(game)
-        session.commit()
-        return _saved(session, game)
+        return _commit(session, game)
     return _state(session, game)
+
+
+def uids_of(session: Session, *, game_ids: Sequence[int]) -> set[str]:
+    """The stable ids of these games."""
+    return set(session.exec(select(Game.uid).where(col(Game.id).in_(game_ids))).all())
 
 
 def parse_cards(codes: Sequence[str]) -> tuple[Card, ...]:
@@ -752,7 +775,169 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode()).hexdigest()
 
 
-def _find(session: Session, code: str, *, for_edit: bool = True) -> Game:
+def rematch_game(session: Session, *, code: str) -> tuple[GameState, bool]:
+    """The next game of a finished one: the same players in the same seats, the deal starting
+    one seat further on. Pages watching the old game are told. True when it is new (a second
+    ask gets the rematch already started)."""
+    begin_write(session)
+    game = _find(session, code)
+    if game.finished_at is None:
+        raise GameError("Finish this game before starting a rematch.")
+    existing = _rematch(session, game)
+    if existing is not None:
+        return _state(session, existing), False
+    old = _state(session, game)
+    session.rollback()
+    new = create_game(
+        session,
+        players=old.players,
+        first_dealer=(old.first_dealer + 1) % len(old.players),
+        order=old.order,
+        mode=old.mode,
+        rematch_of=old.game_id,
+    )
+    begin_write(session)
+    game = _find(session, code)
+    game.version += 1
+    session.add(game)
+    _commit(session, game)
+    return new, True
+
+
+def delete_game(session: Session, *, code: str) -> GameState:
+    """Put the game away: it leaves every list and stat, and can be restored for a while."""
+    begin_write(session)
+    game = _find(session, code)
+    game.deleted_at = datetime.now(UTC)
+    game.version += 1
+    session.add(game)
+    return _commit(session, game)
+
+
+def restore_game(session: Session, *, code: str) -> GameState:
+    """Bring back a deleted game, within RESTORE_DAYS of deleting it."""
+    begin_write(session)
+    game = _find(session, code, include_deleted=True)
+    if game.deleted_at is None:
+        return _state(session, game)
+    deleted_at = game.deleted_at.replace(tzinfo=game.deleted_at.tzinfo or UTC)
+    if datetime.now(UTC) - deleted_at > timedelta(days=RESTORE_DAYS):
+        raise GameNotFound(
+            f"This game was deleted more than {RESTORE_DAYS} days ago and cannot come back."
+        )
+    game.deleted_at = None
+    game.version += 1
+    session.add(game)
+    return _commit(session, game)
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """A round as an export holds it: the plan, and each seat's result (None: not played)."""
+
+    number: int
+    cards_dealt: int
+    wild_rank: int
+    dealer: int
+    results: Sequence[SeatResult | None] | None
+
+
+def add_recorded_game(
+    session: Session,
+    *,
+    players: Sequence[str],
+    first_dealer: int,
+    rounds: Sequence[RoundRecord],
+    created_at: datetime,
+    finished_at: datetime | None,
+) -> GameState:
+    """Add a whole game from a record (an import) inside the caller's transaction, checking
+    every round with the rules; GameError or RoundError when the record cannot stand."""
+    names = clean_names(players, fewest=MIN_PLAYERS)
+    seat_count = len(names)
+    if not 0 <= first_dealer < seat_count:
+        raise GameError(f"The first dealer must be one of the {seat_count} seats.")
+    if not rounds or [r.number for r in rounds] != list(range(1, len(rounds) + 1)):
+        raise GameError("The rounds must be numbered 1, 2, 3… in order.")
+    game = Game(
+        code=new_code(),
+        watch_code=new_code(),
+        first_dealer=first_dealer,
+        created_at=created_at,
+        finished_at=finished_at,
+    )
+    session.add(game)
+    session.flush()
+    session.add_all(Seat(game_id=game.id, position=p, name=n) for p, n in enumerate(names))
+    played_all = True
+    plans: list[dict[str, int | None]] = []
+    scored: dict[int, tuple[Sequence[SeatResult | None], list[int | None], int | None]] = {}
+    for record in rounds:
+        if record.wild_rank not in RANK_CODES or not 0 <= record.dealer < seat_count:
+            raise GameError(f"Round {record.number} has an unknown wild rank or dealer.")
+        if not 1 <= record.cards_dealt <= 20:
+            raise GameError(f"Round {record.number} deals an impossible number of cards.")
+        # Seats without a result (a player who had left, or not yet joined) were not in it.
+        players_in = [
+            seat
+            for seat in range(seat_count)
+            if record.results is None
+            or (seat < len(record.results) and record.results[seat] is not None)
+        ]
+        plans.append(
+            {
+                "game_id": game.id,
+                "number": record.number,
+                "cards_dealt": record.cards_dealt,
+                "wild_rank": record.wild_rank,
+                "dealer": record.dealer,
+                "first_player": (record.dealer + 1) % seat_count,
+                "players_in": _seat_list(players_in),
+            }
+        )
+        if record.results is None:
+            played_all = False
+            continue
+        if not played_all:
+            raise GameError(f"Round {record.number} is saved after a round that was not played.")
+        outcome = score_round(
+            record.results,
+            seat_names=names,
+            cards_dealt=record.cards_dealt,
+            wild_rank=record.wild_rank,
+            decks=Decks.for_players(len(players_in)),
+            players_in=players_in,
+            round_name=f"round {record.number}",
+        )
+        scored[record.number] = (record.results, outcome.scores, outcome.went_out)
+    # Many games at once (a whole table's history): rows go in as plain inserts.
+    round_ids = dict(
+        session.execute(insert(GameRound).returning(GameRound.number, GameRound.id), plans).all()
+    )
+    score_rows = [
+        {
+            "round_id": round_ids[number],
+            "position": position,
+            "points": points,
+            "went_out": position == went_out,
+            "cards": None if result.cards is None else ",".join(c.code for c in result.cards),
+            "saved_at": finished_at or created_at,
+        }
+        for number, (results, scores, went_out) in scored.items()
+        for position, (result, points) in enumerate(zip(results, scores, strict=True))
+        if result is not None and points is not None
+    ]
+    if score_rows:
+        session.execute(insert(SeatScore), score_rows)
+    if played_all and game.finished_at is None:
+        game.finished_at = created_at
+    session.flush()
+    return _state(session, game)
+
+
+def _find(
+    session: Session, code: str, *, for_edit: bool = True, include_deleted: bool = False
+) -> Game:
     game = session.exec(select(Game).where(or_(Game.code == code, Game.watch_code == code))).first()
     if game is None:
         replaced = session.exec(
@@ -762,17 +947,30 @@ def _find(session: Session, code: str, *, for_edit: bool = True) -> Game:
         ).first()
         if replaced is not None:
             raise ReplacedLink(replaced.watch_code)
+    if game is None or (game.deleted_at is not None and not include_deleted):
         raise GameNotFound("No game has this code. Check the link, or start a new game.")
     if for_edit and code != game.code:
         raise ReadOnlyLink(ReadOnlyLink.message)
     return game
 
 
-def _saved(session: Session, game: Game) -> GameState:
-    """The game's state after a change, told to every open page."""
+def _commit(session: Session, game: Game) -> GameState:
+    """Commit a change (with every listener's part of it), then tell every open page."""
+    session.flush()
     state = _state(session, game)
-    live.publish(game.watch_code, state)
+    for listener in _listeners:
+        listener(session, state)
+    session.commit()
+    live.publish(state.watch_code, state)
     return state
+
+
+def _rematch(session: Session, game: Game) -> Game | None:
+    return session.exec(
+        select(Game)
+        .where(Game.rematch_of == game.id, col(Game.deleted_at).is_(None))
+        .order_by(col(Game.id).desc())
+    ).first()
 
 
 def _current_scores(
@@ -830,6 +1028,7 @@ def _state(session: Session, game: Game) -> GameState:
                 players_in=plan.players_in,
             )
         )
+    rematch = _rematch(session, game) if game.finished_at is not None else None
     return GameState(
         code=game.code,
         watch_code=game.watch_code,
@@ -839,6 +1038,13 @@ def _state(session: Session, game: Game) -> GameState:
         rounds=tuple(rounds),
         finished=game.finished_at is not None,
         version=game.version,
+        game_id=game.id or 0,
+        uid=game.uid,
+        created_at=game.created_at,
+        finished_at=game.finished_at,
+        deleted=game.deleted_at is not None,
+        rematch_code=None if rematch is None else rematch.code,
+        rematch_watch_code=None if rematch is None else rematch.watch_code,
         mode="solitaire" if game.mode == "solitaire" else "game",
         order=_order(game.round_order),
         seats=tuple(

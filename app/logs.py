@@ -5,11 +5,11 @@ import re
 import threading
 import time
 
-_CODE_IN_PATH = re.compile(r"(/g/|/api/games/)[^/?#\s\"]+")
+_CODE_IN_PATH = re.compile(r"(/g/|/t/|/api/games/|/api/tables/)[^/?#\s\"]+")
 
 
 def redact(path: str) -> str:
-    """path with every game code replaced by a mark."""
+    """path with every game or table code replaced by a mark."""
     return _CODE_IN_PATH.sub(r"\1[code]", path)
 
 

@@ -23,7 +23,8 @@ from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
-from .web import api, pages, piles, stream
+from .tables import NoSuchPerson, ReadOnlyTable, TableNotFound
+from .web import api, pages, piles, stream, table_pages, tables_api
 
 log = logging.getLogger("crownkeeper")
 BUSY_MESSAGE = "The score keeper is busy; try again."
@@ -70,7 +71,9 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     )
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.include_router(api.router)
+    app.include_router(tables_api.router)
     app.include_router(pages.router)
+    app.include_router(table_pages.router)
     app.include_router(piles.router)
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
@@ -78,6 +81,8 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(GameNotFound, _game_problem)
     app.add_exception_handler(NoSuchRound, _game_problem)
     app.add_exception_handler(ReadOnlyLink, _game_problem)
+    for table_problem in (TableNotFound, ReadOnlyTable, NoSuchPerson):
+        app.add_exception_handler(table_problem, _game_problem)
     app.add_exception_handler(OperationalError, _database_problem)
     # Listed innermost first: each add_middleware wraps the ones before it. Requests pass
     # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,
@@ -145,6 +150,9 @@ GAME_PROBLEM_STATUS = {
     ReplacedLink: 404,
     NoSuchRound: 404,
     ReadOnlyLink: 403,
+    TableNotFound: 404,
+    NoSuchPerson: 404,
+    ReadOnlyTable: 403,
 }
 
 
@@ -159,7 +167,9 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     code = request.path_params.get("code")
     if code is not None and _is_api(request):
         # An unknown code or a watch code decides the answer, whatever the body held.
-        found = api.code_problem(request.app.state.engine, code, request.method)
+        path = request.url.path.removeprefix(request.scope.get("root_path", ""))
+        problem_of = tables_api if path.startswith("/api/tables/") else api
+        found = problem_of.code_problem(request.app.state.engine, code, request.method)
         if found is not None:
             return await _game_problem(request, found)
     problems = [_describe(error) for error in exc.errors()]

@@ -1,8 +1,9 @@
 """The tables. They are created and changed only through Alembic migrations."""
 
+import uuid
 from datetime import UTC, datetime
 
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 # Set before any table exists, so every constraint gets a stable name for batch migrations.
@@ -19,6 +20,11 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def new_uid() -> str:
+    """A game's stable id for exports: it never changes, whatever its codes become."""
+    return uuid.uuid4().hex
+
+
 class Game(SQLModel, table=True):
     """One game at one table. `code` is the scorekeeper's secret link, `watch_code` the
     read-only one."""
@@ -30,6 +36,9 @@ class Game(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utc_now)
     finished_at: datetime | None = None
     version: int = 1
+    uid: str = Field(default_factory=new_uid, unique=True, max_length=64)
+    deleted_at: datetime | None = None
+    rematch_of: int | None = Field(default=None, index=True)
     mode: str = Field(default="game", max_length=16)
     """ "game" for the eleven rounds at a table, "solitaire" for one player's eleven piles."""
     round_order: str = Field(default="up", max_length=16)
@@ -100,3 +109,101 @@ class SeatScore(SQLModel, table=True):
     """A solitaire pile's best books and runs as JSON (groups and leftover)."""
     saved_at: datetime = Field(default_factory=utc_now)
     replaced_at: datetime | None = None
+
+
+class PlayTable(SQLModel, table=True):
+    """A group of people who play together; `code` edits it, `watch_code` only shows it."""
+
+    __tablename__ = "play_table"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code: str = Field(unique=True, max_length=64)
+    watch_code: str = Field(unique=True, max_length=64)
+    name: str = Field(max_length=60)
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class Person(SQLModel, table=True):
+    """Someone at a table, the same from game to game."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="play_table.id", index=True)
+    name: str = Field(max_length=30)
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class TableGame(SQLModel, table=True):
+    """A game played at a table, with what the table's list shows, kept up to date on save."""
+
+    __tablename__ = "table_game"
+    __table_args__ = (Index("ix_table_game_table_id_created_at", "table_id", "created_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="play_table.id")
+    game_id: int = Field(foreign_key="game.id", unique=True)
+    code: str = Field(max_length=64)
+    watch_code: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utc_now)
+    finished: bool = False
+    deleted: bool = False
+    rounds_saved: int = 0
+    round_count: int = 11
+    source_id: str | None = Field(default=None, max_length=64, index=True)
+    # [[person id, total, won], ...] in seat order: the list reads one row per game.
+    seats: str = Field(default="[]", sa_type=Text)
+
+
+class PersonGame(SQLModel, table=True):
+    """One person's seat in one table game and its result, kept up to date on every save."""
+
+    __tablename__ = "person_game"
+    __table_args__ = (UniqueConstraint("game_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="play_table.id", index=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    person_id: int = Field(foreign_key="person.id", index=True)
+    position: int
+    counted: bool = False
+    solitaire: bool = False
+    total: int = 0
+    rounds: int = 0
+    went_out: int = 0
+    zero_rounds: int = 0
+    full_game: bool = False
+    won: bool = False
+
+
+class PersonSums(SQLModel, table=True):
+    """One person's sums over their finished table games, kept up to date on every save."""
+
+    __tablename__ = "person_sums"
+
+    person_id: int = Field(foreign_key="person.id", primary_key=True)
+    table_id: int = Field(foreign_key="play_table.id", index=True)
+    games: int = 0
+    wins: int = 0
+    full_games: int = 0
+    full_points: int = 0
+    best_total: int | None = None
+    worst_total: int | None = None
+    rounds: int = 0
+    went_out: int = 0
+    points: int = 0
+    zero_rounds: int = 0
+    solitaire_played: int = 0
+    solitaire_won: int = 0
+    solitaire_best: int | None = None
+
+
+class PairSums(SQLModel, table=True):
+    """Two people's finished games together, and how often each finished lower."""
+
+    __tablename__ = "pair_sums"
+
+    person_id: int = Field(foreign_key="person.id", primary_key=True)
+    other_id: int = Field(foreign_key="person.id", primary_key=True)
+    table_id: int = Field(foreign_key="play_table.id", index=True)
+    games: int = 0
+    lower: int = 0
+    higher: int = 0

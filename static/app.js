@@ -265,7 +265,7 @@
   document.addEventListener("click", function (event) {
     var button = event.target.closest("button.web-share");
     if (!button || !navigator.share) return;
-    navigator.share({ title: document.title, url: button.dataset.url }).catch(function () {});
+    navigator.share({ title: document.title, text: button.dataset.text, url: button.dataset.url }).catch(function () {});
   });
 
   function showSharing() {

@@ -203,6 +203,9 @@ def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(tmp_p
     engine.dispose()
 
 
+TABLE_TABLES = {"play_table", "person", "table_game", "person_game", "person_sums", "pair_sums"}
+
+
 def columns(engine, table):
     with engine.connect() as db:
         return {row[1] for row in db.execute(text(f"PRAGMA table_info({table})"))}
@@ -234,7 +237,7 @@ def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
     downgrade_to(engine, "base")
     assert tables(engine) == set()
     upgrade_to_head(engine)
-    assert tables(engine) == {"game", "seat", "game_round", "seat_score", "replaced_code"}
+    assert tables(engine) == {"game", "seat", "game_round", "seat_score", "replaced_code"} | TABLE_TABLES
     with Session(engine) as session:
         fresh = create_game(session, players=["Ann", "Ben"])
         assert load_game(session, code=fresh.watch_code).players == ("Ann", "Ben")
@@ -250,8 +253,8 @@ def test_two_games_can_never_share_a_code(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path}/unique.db")
     upgrade_to_head(engine)
     insert = text(
-        "INSERT INTO game (code, watch_code, first_dealer, created_at, version) "
-        "VALUES (:code, :watch, 0, '2026-01-01 20:00:00', 1)"
+        "INSERT INTO game (code, watch_code, uid, first_dealer, created_at, version) "
+        "VALUES (:code, :watch, lower(hex(randomblob(16))), 0, '2026-01-01 20:00:00', 1)"
     )
     with engine.begin() as db:
         db.execute(insert, {"code": "same-code", "watch": "watch-1"})
@@ -269,3 +272,57 @@ def test_the_models_and_the_migrations_describe_the_same_schema(tmp_path):
         differences = compare_metadata(context, SQLModel.metadata)
     engine.dispose()
     assert differences == []
+
+
+def test_tables_migration_keeps_every_game_and_gives_each_a_stable_id(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/before-tables.db")
+    upgrade_to_head(engine, revision=FIRST_REVISION)
+    with engine.begin() as db:
+        for game_id, code in ((1, "firstgame"), (2, "secondgame")):
+            db.execute(
+                text(
+                    "INSERT INTO game (id, code, first_dealer, created_at, finished_at, version) "
+                    "VALUES (:id, :code, 0, '2026-01-01 20:00:00', :done, 3)"
+                ),
+                {
+                    "id": game_id,
+                    "code": code,
+                    "done": "2026-01-01 21:00:00" if game_id == 1 else None,
+                },
+            )
+            for position, name in enumerate(["Ann", "Ben"]):
+                db.execute(
+                    text("INSERT INTO seat (game_id, position, name) VALUES (:g, :p, :n)"),
+                    {"g": game_id, "p": position, "n": name},
+                )
+            for number in range(1, 12):
+                db.execute(
+                    text(
+                        "INSERT INTO game_round (game_id, number, cards_dealt, wild_rank, dealer) "
+                        "VALUES (:g, :n, :c, :c, :d)"
+                    ),
+                    {"g": game_id, "n": number, "c": number + 2, "d": (number - 1) % 2},
+                )
+        round_ids = [row[0] for row in db.execute(text("SELECT id FROM game_round ORDER BY id"))]
+        for round_id in round_ids[:2]:
+            for position, points in enumerate([0, 12]):
+                db.execute(
+                    text(
+                        "INSERT INTO seat_score (round_id, position, points, went_out, saved_at) "
+                        "VALUES (:r, :p, :pts, :o, '2026-01-01 20:10:00')"
+                    ),
+                    {"r": round_id, "p": position, "pts": points, "o": position == 0},
+                )
+    upgrade_to_head(engine)
+    with Session(engine) as session:
+        first = load_game(session, code="firstgame")
+        second = load_game(session, code="secondgame")
+    assert first.finished and first.totals == [0, 24] and first.rounds_saved == 2
+    assert first.version == 3 and first.winners == [0]
+    assert not second.finished and second.current_round.number == 1
+    assert len(first.uid) >= 16 and first.uid != second.uid
+    assert not first.deleted and first.rematch_code is None
+    with engine.connect() as db:
+        tables = {row[0] for row in db.execute(text("SELECT name FROM sqlite_master"))}
+    assert {"play_table", "person", "table_game", "person_game"} <= tables
+    engine.dispose()

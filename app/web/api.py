@@ -34,6 +34,7 @@ from ..rules.cards import CardError, Decks
 from ..rules.schedule import RoundOrder
 from ..rules.scoring import RoundError, SeatResult
 from ..rules.solver import check_hand_size, round_wild_rank, solve
+from ..tables import start_game
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -50,6 +51,9 @@ class GameCreate(BaseModel):
     model_config = STRICT
     players: list[Text] = Field(min_length=1, max_length=50)
     first_dealer: int = 0
+    table: str | None = Field(
+        default=None, max_length=64, description="A table's code: the players become its people"
+    )
     order: RoundOrder = Field(
         default="up",
         description='"up": 3 cards first (the rulebook); house rules: "down" (13 cards, '
@@ -264,9 +268,18 @@ def create(body: GameCreate, request: Request, session: SessionDep) -> Any:
             headers={"Retry-After": str(error.retry_after)},
         )
     try:
-        state = create_game(
-            session, players=body.players, first_dealer=body.first_dealer, order=body.order
-        )
+        if body.table is None:
+            state = create_game(
+                session, players=body.players, first_dealer=body.first_dealer, order=body.order
+            )
+        else:
+            state = start_game(
+                session,
+                table_code=body.table,
+                players=body.players,
+                first_dealer=body.first_dealer,
+                order=body.order,
+            )
     except GameError as error:
         return _error(422, str(error))
     return JSONResponse(game_public(state), status_code=201)

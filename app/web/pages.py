@@ -50,6 +50,7 @@ from .forms import (
     keypad,
     suit_grid,
 )
+from .table_cookie import remembered_tables
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
@@ -180,7 +181,12 @@ def home(request: Request, session: SessionDep) -> Response:
             games.append(load_game(session, code=code))
         except GameNotFound:
             continue
-    return render(request, "home.html", {"form": NewGameForm.blank(), "games": games})
+    context = {
+        "form": NewGameForm.blank(),
+        "games": games,
+        "tables": remembered_tables(request, session),
+    }
+    return render(request, "home.html", context)
 
 
 @router.post("/games")

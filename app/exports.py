@@ -1,0 +1,206 @@
+"""Games as documents: the JSON export and import (with a format version and each game's
+stable id) and the score sheet as CSV. Joins the games and tables services; nothing else."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlmodel import Session
+
+from . import games, tables
+from .db import begin_write
+from .games import GameError, GameState, RoundRecord
+from .rules.cards import RANK_CODES, CardError, parse_card
+from .rules.scoring import RoundError, SeatResult
+
+FORMAT = 1
+_RANK_BY_CODE = {code: rank for rank, code in RANK_CODES.items()}
+
+
+class ImportRefused(ValueError):
+    """A document that cannot be imported; the message says why. Nothing was changed."""
+
+
+def game_document(state: GameState) -> dict[str, Any]:
+    """The whole game as JSON: players, the planned rounds and every saved result."""
+    return {
+        "format": FORMAT,
+        "id": state.uid,
+        "players": list(state.players),
+        "first_dealer": state.first_dealer,
+        "created_at": state.created_at.isoformat() if state.created_at else None,
+        "finished_at": state.finished_at.isoformat() if state.finished_at else None,
+        "rounds": [
+            {
+                "number": r.number,
+                "cards_dealt": r.cards_dealt,
+                "wild_rank": r.wild_rank_code,
+                "dealer": r.dealer,
+                "results": None
+                if r.entries is None
+                else [
+                    None
+                    if entry is None
+                    else {
+                        "points": entry.points,
+                        "went_out": entry.went_out,
+                        "cards": None
+                        if entry.cards is None
+                        else [card.code for card in entry.cards],
+                    }
+                    for entry in r.entries
+                ],
+            }
+            for r in state.rounds
+        ],
+    }
+
+
+def table_document(session: Session, *, table_code: str) -> dict[str, Any]:
+    """Every game of the table, oldest first, in the game format."""
+    table = tables.load_table(session, code=table_code)
+    documents = [
+        game_document(games.load_game(session, code=code))
+        for code in tables.game_codes(session, table_code=table_code)
+    ]
+    return {"format": FORMAT, "name": table.name, "games": documents}
+
+
+class _ResultIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    points: int = Field(ge=0, le=10_000)
+    went_out: bool = False
+    cards: list[str] | None = Field(default=None, max_length=60)
+
+
+class _RoundIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    number: int
+    cards_dealt: int
+    wild_rank: str
+    dealer: int
+    results: list[_ResultIn | None] | None = Field(default=None, max_length=50)
+
+
+class _GameIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    format: int | None = None
+    id: str = Field(min_length=1, max_length=64)
+    players: list[str] = Field(min_length=1, max_length=50)
+    first_dealer: int = 0
+    created_at: datetime
+    finished_at: datetime | None = None
+    rounds: list[_RoundIn] = Field(min_length=1, max_length=50)
+
+
+class _TableIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    format: int
+    games: list[_GameIn] = Field(max_length=10_000)
+
+
+def import_table(session: Session, *, table_code: str, document: Any) -> int:
+    """Recreate the document's games at the table (new codes, the same rounds, people by
+    name); games already there (by stable id) are skipped. Returns how many were added.
+    ImportRefused, with nothing changed, for a malformed or newer document."""
+    tables.check_keeper_code(session, code=table_code)
+    parsed = _parse(document)
+    begin_write(session)
+    known = tables.known_sources(session, table_code=table_code)
+    added = 0
+    for index, game in enumerate(parsed.games, start=1):
+        if game.id in known:
+            continue
+        try:
+            state = games.add_recorded_game(
+                session,
+                players=game.players,
+                first_dealer=game.first_dealer,
+                rounds=[_round_record(r) for r in game.rounds],
+                created_at=game.created_at,
+                finished_at=game.finished_at,
+            )
+        except (GameError, RoundError, CardError) as error:
+            session.rollback()
+            raise ImportRefused(f"Game {index} of the document: {error}") from error
+        tables.add_recorded_game(session, table_code=table_code, state=state, source_id=game.id)
+        known.add(game.id)
+        added += 1
+    tables.refresh_stats(session, table_code=table_code)
+    session.commit()
+    return added
+
+
+def _parse(document: Any) -> _TableIn:
+    if not isinstance(document, dict):
+        raise ImportRefused("The document is not a Crownkeeper export (a JSON object).")
+    version = document.get("format")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ImportRefused('The document has no "format" version: it is not an export.')
+    if version > FORMAT:
+        raise ImportRefused(
+            f"The document is in format {version}, made by a newer Crownkeeper; this one "
+            f"reads format {FORMAT}. Update Crownkeeper first."
+        )
+    if version < 1:
+        raise ImportRefused(f"Format {version} is not a format Crownkeeper ever wrote.")
+    if "games" not in document and "rounds" in document:
+        document = {"format": version, "games": [document]}
+    try:
+        return _TableIn.model_validate(document)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        raise ImportRefused(f"The document is malformed at {where}: {first['msg']}.") from error
+
+
+def _round_record(round_in: _RoundIn) -> RoundRecord:
+    rank = _RANK_BY_CODE.get(round_in.wild_rank.upper())
+    if rank is None:
+        raise GameError(f"Round {round_in.number} has an unknown wild rank.")
+    results = None
+    if round_in.results is not None:
+        results = [
+            None
+            if result is None
+            else SeatResult(went_out=True)
+            if result.went_out
+            else SeatResult(cards=tuple(parse_card(c) for c in result.cards))
+            if result.cards is not None
+            else SeatResult(points=result.points)
+            for result in round_in.results
+        ]
+    return RoundRecord(
+        number=round_in.number,
+        cards_dealt=round_in.cards_dealt,
+        wild_rank=rank,
+        dealer=round_in.dealer,
+        results=results,
+    )
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str) -> str:
+    """A text cell a spreadsheet will not run as a formula."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def sheet_csv(state: GameState) -> str:
+    """The score sheet: a header, a row per round (number, cards dealt, wild rank, dealer,
+    each player's points; blank when not played), and a totals row."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["Round", "Cards dealt", "Wild", "Dealer", *map(_cell, state.players)])
+    for r in state.rounds:
+        scores = r.scores or [""] * len(state.players)
+        writer.writerow(
+            [r.number, r.cards_dealt, r.wild_rank_code, _cell(state.players[r.dealer]), *scores]
+        )
+    writer.writerow(["Total", "", "", "", *state.totals])
+    return out.getvalue()

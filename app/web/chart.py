@@ -1,0 +1,102 @@
+"""The running-totals chart, drawn here as SVG: one line per player, round by round."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from ..games import GameState
+
+WIDTH = 360
+PLOT_TOP = 12
+PLOT_HEIGHT = 170
+PLOT_LEFT = 38
+PLOT_RIGHT = 10
+LEGEND_ROW = 20
+# Two palettes of the same hues: darker strokes on a light page, lighter on a dark one.
+LIGHT = ["#1f5fbf", "#c0392b", "#1e8449", "#8e44ad", "#b9770e", "#117a8b", "#a93262", "#4d5656"]
+DARK = ["#7fb2ff", "#ff8a7a", "#6fdc8c", "#d2a8ff", "#ffc861", "#5fd4e6", "#ff8fc1", "#c8d0d0"]
+DASHES = ["", "6 4", "2 3"]
+
+
+def running_totals(state: GameState) -> list[list[int]]:
+    """Each seat's total after round 0, 1, 2… up to the last round saved."""
+    lines = [[0] for _ in state.players]
+    for round_state in state.rounds:
+        scores = round_state.scores
+        if scores is None:
+            break
+        for seat, points in enumerate(scores):
+            lines[seat].append(lines[seat][-1] + points)
+    return lines
+
+
+def _style() -> str:
+    rules = [
+        "text{font:11px system-ui,sans-serif;fill:#222}",
+        ".grid{stroke:#ccc;stroke-width:1}",
+        ".line{fill:none;stroke-width:2.5;stroke-linejoin:round}",
+    ]
+    dark = ["text{fill:#eee}", ".grid{stroke:#555}"]
+    for index, (light, dark_colour) in enumerate(zip(LIGHT, DARK, strict=True)):
+        rules.append(f".s{index}{{stroke:{light}}}")
+        dark.append(f".s{index}{{stroke:{dark_colour}}}")
+    return "".join(rules) + "@media (prefers-color-scheme:dark){" + "".join(dark) + "}"
+
+
+def totals_chart(players: Sequence[str], lines: Sequence[Sequence[int]], round_count: int) -> str:
+    """The chart as a standalone SVG document; names are escaped."""
+    top = max((max(line) for line in lines), default=0) or 1
+    step = _nice_step(top)
+    top = -(-top // step) * step
+    plot_width = WIDTH - PLOT_LEFT - PLOT_RIGHT
+    legend_rows = -(-len(players) // 2)
+    height = PLOT_TOP + PLOT_HEIGHT + 26 + legend_rows * LEGEND_ROW
+
+    def x(round_number: int) -> float:
+        return PLOT_LEFT + plot_width * round_number / max(round_count, 1)
+
+    def y(total: int) -> float:
+        return PLOT_TOP + PLOT_HEIGHT * (1 - total / top)
+
+    names = ", ".join(escape(name) for name in players)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" role="img">',
+        f"<title>Running totals: {names}</title>",
+        f"<style>{_style()}</style>",
+    ]
+    for value in range(0, top + 1, step):
+        parts.append(
+            f'<line class="grid" x1="{PLOT_LEFT}" x2="{WIDTH - PLOT_RIGHT}" '
+            f'y1="{y(value):.1f}" y2="{y(value):.1f}"/>'
+            f'<text x="{PLOT_LEFT - 4}" y="{y(value) + 4:.1f}" text-anchor="end">{value}</text>'
+        )
+    for number in range(1, round_count + 1):
+        parts.append(
+            f'<text x="{x(number):.1f}" y="{PLOT_TOP + PLOT_HEIGHT + 14}" '
+            f'text-anchor="middle">{number}</text>'
+        )
+    for seat, line in enumerate(lines):
+        style = f"s{seat % len(LIGHT)}"
+        dash = DASHES[(seat // len(LIGHT)) % len(DASHES)]
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        points = " ".join(f"{x(n):.1f},{y(total):.1f}" for n, total in enumerate(line))
+        parts.append(f'<polyline class="line {style}"{dash_attr} points="{points}"/>')
+        legend_x = 10 + (seat % 2) * (WIDTH // 2)
+        legend_y = PLOT_TOP + PLOT_HEIGHT + 26 + (seat // 2) * LEGEND_ROW
+        last = line[-1] if line else 0
+        parts.append(
+            f'<line class="line {style}"{dash_attr} x1="{legend_x}" x2="{legend_x + 22}" '
+            f'y1="{legend_y + 8}" y2="{legend_y + 8}"/>'
+            f'<text x="{legend_x + 28}" y="{legend_y + 12}">{escape(players[seat])} {last}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _nice_step(top: int) -> int:
+    for step in (10, 20, 25, 50, 100, 200, 250, 500, 1000):
+        if top / step <= 6:
+            return step
+    return 10 ** len(str(top))

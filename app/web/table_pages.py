@@ -1,0 +1,267 @@
+"""The table pages, and a game's pages looking back: its chart, its sheet as CSV, rematch,
+delete and undo. Thin routes over the tables, games and exports services."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Path, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlmodel import Session
+
+from ..db import SessionDep
+from ..exports import sheet_csv
+from ..games import (
+    GameError,
+    GameNotFound,
+    GameState,
+    ReadOnlyLink,
+    delete_game,
+    load_game,
+    restore_game,
+)
+from ..rules.cards import MAX_PLAYERS
+from ..rules.stats import result_line
+from ..tables import (
+    NoSuchPerson,
+    ReadOnlyTable,
+    TableError,
+    TableNotFound,
+    TableState,
+    create_table,
+    load_table,
+    merge_people,
+    rematch,
+    rename_person,
+    start_game,
+)
+from .chart import running_totals, totals_chart
+from .forms import NewGameForm
+from .pages import posted_fields, redirect, remember, render, templates
+from .table_cookie import remember_table
+
+router = APIRouter(include_in_schema=False)
+Code = Annotated[str, Path()]
+GAMES_SHOWN = 30
+CHART_FROM_ROUNDS = 2
+
+
+def share_result(state: GameState) -> str:
+    """The finished game's result as a line to share."""
+    return result_line(state.players, state.totals, state.winners)
+
+
+templates.env.globals.update(share_result=share_result, CHART_FROM_ROUNDS=CHART_FROM_ROUNDS)
+
+
+@router.post("/tables")
+async def new_table(request: Request, session: SessionDep) -> Response:
+    """Start a table from the home page."""
+    fields = await posted_fields(request)
+    try:
+        state = create_table(session, name=fields.get("table_name", ""))
+    except TableError as error:
+        return render(request, "error.html", {"message": str(error)}, status_code=422)
+    response = redirect(request, request.url_for("table_page", code=state.code))
+    remember_table(response, request, state.code)
+    return response
+
+
+@router.get("/t/{code}")
+def table_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """The table: a new game with its people, its games newest first, and the stats."""
+    state = _table_or_404(session, code, games_limit=_games_limit(request))
+    response = _table_response(request, state, NewGameForm.blank())
+    remember_table(response, request, code)
+    return response
+
+
+@router.post("/t/{code}/games")
+async def table_new_game(request: Request, code: Code, session: SessionDep) -> Response:
+    """Start a game at the table, or pick a person, add, remove or move a seat on the form."""
+    state = _table_for_edit(session, code, games_limit=GAMES_SHOWN)
+    fields = await posted_fields(request)
+    form = NewGameForm.parse(fields)
+    picked = fields.get("pick", "")
+    if picked:
+        _seat_person(form, picked)
+    elif not form.apply_action(fields):
+        names, first_dealer = form.players()
+        try:
+            game = start_game(
+                session,
+                table_code=code,
+                players=names,
+                first_dealer=first_dealer,
+                order=form.order,
+                mode="solitaire" if form.mode == "solitaire" else "game",
+            )
+        except GameError as error:
+            form.error = str(error)
+        else:
+            response = redirect(request, request.url_for("game_page", code=game.code))
+            remember(response, request, game.code)
+            return response
+    return _table_response(
+        request, state, form, block="new_game", status_code=422 if form.error else 200
+    )
+
+
+@router.post("/t/{code}/people/{person_id}")
+async def rename_or_merge(
+    request: Request, code: Code, person_id: int, session: SessionDep
+) -> Response:
+    """Rename a person, or merge them into another (a misspelt name)."""
+    _table_for_edit(session, code)
+    fields = await posted_fields(request)
+    try:
+        if fields.get("into"):
+            into = int(fields["into"]) if fields["into"].isdigit() else -1
+            merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
+        else:
+            rename_person(
+                session, table_code=code, person_id=person_id, name=fields.get("name", "")
+            )
+    except NoSuchPerson as error:
+        raise HTTPException(404, str(error)) from error
+    except (GameError, TableError) as error:
+        session.rollback()
+        return render(request, "error.html", {"message": str(error)}, status_code=422)
+    return RedirectResponse(str(request.url_for("table_page", code=code)) + "#people", 303)
+
+
+@router.get("/g/{code}/chart.svg")
+def chart(code: Code, session: SessionDep) -> Response:
+    """The running totals as an SVG image, one line per player."""
+    state = _game_or_404(session, code)
+    svg = totals_chart(state.players, running_totals(state), len(state.rounds))
+    return Response(
+        svg,
+        media_type="image/svg+xml",
+        headers={
+            "Cache-Control": "no-cache",
+            # Its own policy: the drawing's colours live in a style element inside it.
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+        },
+    )
+
+
+@router.get("/g/{code}/sheet.csv")
+def sheet(code: Code, session: SessionDep) -> Response:
+    """The score sheet as CSV, for a spreadsheet."""
+    state = _game_or_404(session, code)
+    return Response(
+        sheet_csv(state),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="crownkeeper-sheet.csv"'},
+    )
+
+
+@router.post("/g/{code}/rematch")
+def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Start the rematch and go to it."""
+    _game_for_edit(session, code)
+    try:
+        new, _ = rematch(session, code=code)
+    except GameError as error:
+        return render(request, "error.html", {"message": str(error)}, status_code=409)
+    response = redirect(request, request.url_for("game_page", code=new.code))
+    remember(response, request, new.code)
+    return response
+
+
+@router.post("/g/{code}/delete")
+def delete_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Delete the game (the form asked to confirm first); the next page offers Undo."""
+    _game_for_edit(session, code)
+    delete_game(session, code=code)
+    return RedirectResponse(request.url_for("deleted_page", code=code), 303)
+
+
+@router.get("/g/{code}/deleted")
+def deleted_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Says the game is deleted, and offers to undo that."""
+    try:
+        load_game(session, code=code)
+    except GameNotFound:
+        return render(request, "deleted.html", {"code": code})
+    return RedirectResponse(request.url_for("game_page", code=code), 303)
+
+
+@router.post("/g/{code}/restore")
+def restore_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Undo a delete."""
+    try:
+        restore_game(session, code=code)
+    except GameNotFound as error:
+        raise HTTPException(404, str(error)) from error
+    return RedirectResponse(request.url_for("game_page", code=code), 303)
+
+
+def _seat_person(form: NewGameForm, name: str) -> None:
+    """Put a tapped person in the first empty seat (or a new one); a second tap removes them."""
+    taken = [n.strip().casefold() for n in form.names]
+    if name.strip().casefold() in taken:
+        form.names[taken.index(name.strip().casefold())] = ""
+        return
+    for index, seat_name in enumerate(form.names):
+        if not seat_name.strip():
+            form.names[index] = name[:30]
+            return
+    if len(form.names) < MAX_PLAYERS:
+        form.names.append(name[:30])
+
+
+def _table_response(
+    request: Request,
+    state: TableState,
+    form: NewGameForm,
+    *,
+    block: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    context = {
+        "table": state,
+        "form": form,
+        "seated": {n.strip().casefold() for n in form.names if n.strip()},
+        "games": state.games,
+        "names": {person.id: person.name for person in state.people},
+        "watch_url": str(request.url_for("table_page", code=state.watch_code)),
+        "keeper_url": str(request.url_for("table_page", code=state.code)),
+    }
+    return render(request, "table.html", context, block=block, status_code=status_code)
+
+
+def _games_limit(request: Request) -> int | None:
+    """All the games when the page asks for them all, else the newest few."""
+    return None if request.query_params.get("all") == "1" else GAMES_SHOWN
+
+
+def _table_or_404(session: Session, code: str, *, games_limit: int | None = None) -> TableState:
+    try:
+        return load_table(session, code=code, games_limit=games_limit)
+    except TableNotFound as error:
+        raise HTTPException(404, str(error)) from error
+
+
+def _table_for_edit(
+    session: Session, code: str, *, games_limit: int | None = GAMES_SHOWN
+) -> TableState:
+    state = _table_or_404(session, code, games_limit=games_limit)
+    if not state.can_edit:
+        raise HTTPException(403, ReadOnlyTable.message)
+    return state
+
+
+def _game_or_404(session: Session, code: str) -> GameState:
+    try:
+        return load_game(session, code=code)
+    except GameNotFound as error:
+        raise HTTPException(404, str(error)) from error
+
+
+def _game_for_edit(session: Session, code: str) -> GameState:
+    state = _game_or_404(session, code)
+    if not state.can_edit:
+        raise HTTPException(403, ReadOnlyLink.message)
+    return state

@@ -1,0 +1,167 @@
+"""A table with years of games: 1,000 finished games of 4 to 8 players among 12 people.
+
+Run: `make bench-table`. Builds the table in a scratch database (through the import, so
+every game is checked by the rules and its results kept like any save), starts the server
+on 127.0.0.1, and times GET /api/tables/{code} (everyone's stats and the newest 50 games),
+the table page and a game page, next to the same game page on a database holding one game.
+Target: p99 under 100 ms. Every game listed (?games=all) is timed too, without a target.
+"""
+
+import http.client
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+GAMES = 1000
+PEOPLE = ["Ann", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kai", "Lu"]
+REQUESTS = 300
+WARM_UP = 20
+TARGET_MS = 100.0
+
+
+def random_game(rng, index, start):
+    """A finished game in the export format: every round saved with typed points."""
+    players = rng.sample(PEOPLE, rng.randint(4, 8))
+    first_dealer = rng.randrange(len(players))
+    rounds = []
+    for number in range(1, 12):
+        out = rng.randrange(len(players))
+        results = [
+            {"points": 0, "went_out": True}
+            if seat == out
+            else {"points": rng.choice([0, 5, 10, 15, 23, 40, 61])}
+            for seat in range(len(players))
+        ]
+        rounds.append(
+            {
+                "number": number,
+                "cards_dealt": number + 2,
+                "wild_rank": {11: "J", 12: "Q", 13: "K"}.get(number + 2, str(number + 2)),
+                "dealer": (first_dealer + number - 1) % len(players),
+                "results": results,
+            }
+        )
+    created = start + timedelta(days=index)
+    return {
+        "format": 1,
+        "id": f"bench-{index}",
+        "players": players,
+        "first_dealer": first_dealer,
+        "created_at": created.isoformat(),
+        "finished_at": (created + timedelta(hours=1)).isoformat(),
+        "rounds": rounds,
+    }
+
+
+def timings(port, path, count):
+    """Milliseconds for count GETs of path on one kept-alive connection (after a warm-up)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    times = []
+    size = 0
+    for attempt in range(WARM_UP + count):
+        started = time.perf_counter()
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+        elapsed = (time.perf_counter() - started) * 1000
+        if response.status != 200:
+            raise RuntimeError(f"{path} answered {response.status}")
+        if attempt >= WARM_UP:
+            times.append(elapsed)
+            size = len(body)
+    connection.close()
+    return times, size
+
+
+def report(label, times, size, *, target=True):
+    times = sorted(times)
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+    verdict = ""
+    if target:
+        verdict = "  PASS" if p99 < TARGET_MS else "  FAIL"
+    print(
+        f"{label:<40} n={len(times)}  p50 {statistics.median(times):6.1f}  "
+        f"p99 {p99:6.1f}  max {times[-1]:6.1f} ms  ({size} B){verdict}"
+    )
+    return p99
+
+
+def main():
+    from fastapi.testclient import TestClient
+
+    from app.config import Settings
+    from app.main import create_app
+    from tests.server import LiveServer
+
+    rng = random.Random(9)
+    start = datetime(2023, 1, 1, 19, 0, tzinfo=UTC)
+    document = {"format": 1, "games": [random_game(rng, i, start) for i in range(GAMES)]}
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{folder}/table.db"
+        built = time.perf_counter()
+        with TestClient(create_app(Settings(database_url=url))) as client:
+            table = client.post("/api/tables", json={"name": "Bench family"}).json()
+            answer = client.post(f"/api/tables/{table['code']}/import", json=document)
+            assert answer.status_code == 200, answer.text
+            imported = answer.json()["imported"]
+            listed = client.get(f"/api/tables/{table['code']}").json()
+            game_code = listed["games"][len(listed["games"]) // 2]["code"]
+        print(
+            f"Built {imported} finished games ({sum(len(g['players']) for g in document['games'])}"
+            f" seats) among {len(listed['people'])} people in {time.perf_counter() - built:.1f} s"
+        )
+        lone_url = f"sqlite:///{folder}/one.db"
+        with TestClient(create_app(Settings(database_url=lone_url))) as client:
+            one = client.post("/api/tables", json={"name": "One game"}).json()
+            lone = dict(document["games"][0])
+            client.post(f"/api/tables/{one['code']}/import", json={"format": 1, "games": [lone]})
+            lone_code = client.get(f"/api/tables/{one['code']}").json()["games"][0]["code"]
+
+        print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()}")
+        server = LiveServer(url).start()
+        try:
+            p99s = [
+                report(
+                    "GET /api/tables/{code} (1,000 games)",
+                    *timings(server.port, f"/api/tables/{table['code']}", REQUESTS),
+                ),
+                report(
+                    "GET /t/{code} table page (1,000 games)",
+                    *timings(server.port, f"/t/{table['code']}", REQUESTS),
+                ),
+            ]
+            report(
+                "GET /api/tables/{code}?games=all",
+                *timings(server.port, f"/api/tables/{table['code']}?games=all", 50),
+                target=False,
+            )
+            at_table = report(
+                "GET /g/{code} game page (at that table)",
+                *timings(server.port, f"/g/{game_code}", REQUESTS),
+                target=False,
+            )
+        finally:
+            server.stop()
+        server = LiveServer(lone_url).start()
+        try:
+            alone = report(
+                "GET /g/{code} game page (one-game db)",
+                *timings(server.port, f"/g/{lone_code}", REQUESTS),
+                target=False,
+            )
+        finally:
+            server.stop()
+    print(f"Game page at a 1,000-game table vs alone: p99 {at_table:.1f} vs {alone:.1f} ms")
+    ok = all(p99 < TARGET_MS for p99 in p99s)
+    print(f"RESULT: {'PASS' if ok else 'FAIL'} (target p99 < {TARGET_MS:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The table pages and a game's look back, without JavaScript: forms post and redirect."""
+
+import re
+
+from tests.html import elements, visible_text
+from tests.tables_helpers import new_table, person, play, table_game
+
+
+def start_table_by_form(client, name="The Smiths"):
+    response = client.post("/tables", data={"table_name": name}, follow_redirects=False)
+    assert response.status_code == 303
+    return response.headers["location"].rsplit("/", 1)[-1]
+
+
+def test_home_starts_a_table_and_remembers_it(client):
+    assert "A table for the people you play with" in visible_text(client.get("/").text)
+    code = start_table_by_form(client)
+    page = client.get(f"/t/{code}")
+    assert page.status_code == 200
+    assert "The Smiths" in visible_text(page.text) and "No games yet." in visible_text(page.text)
+    home = client.get("/").text
+    assert "Your tables" in visible_text(home)
+    assert f"/t/{code}" in [a.get("href") for a in elements(home, "a")]
+    empty = client.post("/tables", data={"table_name": "  "})
+    assert empty.status_code == 422 and "name" in visible_text(empty.text)
+
+
+def test_people_are_tappable_names_most_recent_first(client):
+    table = new_table(client)
+    table_game(client, table, ["Ann", "Ben", "Cy"])
+    table_game(client, table, ["Dee", "Ben"])
+    page = client.get(f"/t/{table['code']}").text
+    picks = [b for b in elements(page, "button") if b.get("name") == "pick"]
+    assert [b["value"] for b in picks] == ["Dee", "Ben", "Ann", "Cy"]
+    # Tap Ben then Ann: they take the first empty seats, in that order.
+    form = {f"name_{i}": "" for i in range(4)} | {"first_dealer": "0"}
+    tapped = client.post(f"/t/{table['code']}/games", data={**form, "pick": "Ben"})
+    assert tapped.status_code == 200
+    names = [
+        e["value"] for e in elements(tapped.text, "input") if e.get("name", "").startswith("name_")
+    ]
+    assert names == ["Ben", "", "", ""]
+    pressed = [b for b in elements(tapped.text, "button") if b.get("aria-pressed") == "true"]
+    assert [b["value"] for b in pressed] == ["Ben"]
+    form = {"name_0": "Ben", "name_1": "ann", "name_2": "", "first_dealer": "1", "action": "create"}
+    created = client.post(f"/t/{table['code']}/games", data=form, follow_redirects=False)
+    assert created.status_code == 303
+    game_code = created.headers["location"].rsplit("/", 1)[-1]
+    game = client.get(f"/api/games/{game_code}").json()
+    assert game["players"] == ["Ben", "ann"] and game["first_dealer"] == 1
+    answer = client.get(f"/api/tables/{table['code']}").json()
+    assert len(answer["people"]) == 4 and answer["games"][0]["code"] == game_code
+
+
+def test_a_bad_new_game_keeps_what_was_typed(client):
+    table = new_table(client)
+    form = {"name_0": "Ann", "name_1": "ANN", "first_dealer": "0", "action": "create"}
+    response = client.post(f"/t/{table['code']}/games", data=form)
+    assert response.status_code == 422
+    assert "Two players are called" in visible_text(response.text)
+    names = [
+        e["value"]
+        for e in elements(response.text, "input")
+        if e.get("name", "").startswith("name_")
+    ]
+    assert names == ["Ann", "ANN"]
+
+
+def test_the_table_page_lists_games_newest_first_and_shows_stats(client):
+    table = new_table(client)
+    first = table_game(client, table, ["Ann", "Ben"])
+    play(client, first, [[0, 10], [3, 0]])
+    second = table_game(client, table, ["Ann", "Ben"])
+    page = client.get(f"/t/{table['code']}").text
+    links = [a["href"] for a in elements(page, "a") if a.get("href", "").startswith("/g/")]
+    assert links == [f"/g/{second['code']}", f"/g/{first['code']}"]
+    text = visible_text(page)
+    assert "in progress, 0 of 11 rounds" in text
+    assert "finished after 2 rounds: Ann wins" in text
+    assert re.search(r"Ann 1 game · 1 win · 100%", text)
+    assert "Win rate 100%" in text and "Went out 1 (50%)" in text and "Per round 1.5" in text
+    assert "Ann against each" in text
+
+
+def test_rename_and_merge_by_form(client):
+    table = new_table(client)
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 10]])
+    answer = client.get(f"/api/tables/{table['code']}").json()
+    ann, anne = person(answer, "Ann"), person(answer, "Anne")
+    merged = client.post(
+        f"/t/{table['code']}/people/{anne['id']}",
+        data={"into": str(ann["id"])},
+        follow_redirects=False,
+    )
+    assert merged.status_code == 303
+    renamed = client.post(
+        f"/t/{table['code']}/people/{ann['id']}", data={"name": "Annie"}, follow_redirects=True
+    )
+    assert renamed.status_code == 200
+    text = visible_text(renamed.text)
+    assert "Annie 2 games · 2 wins" in text and "Anne" not in text
+    refused = client.post(f"/t/{table['code']}/people/{ann['id']}", data={"name": "ben"})
+    assert refused.status_code == 422 and "already at this table" in visible_text(refused.text)
+    missing = client.post(f"/t/{table['code']}/people/999", data={"name": "X"})
+    assert missing.status_code == 404
+
+
+def test_the_chart_shows_from_the_second_round(client, new_game):
+    game = new_game(["Ann", "Ben"])
+    play(client, game, [[0, 10]], finish=False)
+    assert not elements(client.get(f"/g/{game['code']}").text, "img")
+    play(client, game, [[0, 10], [3, 0]], finish=False)
+    images = elements(client.get(f"/g/{game['code']}").text, "img")
+    assert images and images[0]["src"].startswith(f"/g/{game['code']}/chart.svg")
+    assert "running total" in images[0]["alt"]
+    watched = elements(client.get(f"/g/{game['watch_code']}").text, "img")
+    assert watched[0]["src"].startswith(f"/g/{game['watch_code']}/chart.svg")
+
+
+def test_the_finished_page_offers_rematch_share_and_the_chart(client):
+    table = new_table(client)
+    game = play(client, table_game(client, table, ["Ben", "Ann", "Cy"]), [[10, 0, 5], [3, 0, 9]])
+    page = client.get(f"/g/{game['code']}").text
+    assert elements(page, "img")
+    assert (
+        elements(page, "input", id="result-text")[0]["value"] == "Ann wins with 0 · Ben 13 · Cy 14"
+    )
+    share = [b for b in elements(page, "button") if "data-text" in b]
+    assert share[0]["data-text"] == "Ann wins with 0 · Ben 13 · Cy 14"
+    assert "Rematch" in visible_text(page)
+    response = client.post(f"/g/{game['code']}/rematch", follow_redirects=False)
+    assert response.status_code == 303
+    new_code = response.headers["location"].rsplit("/", 1)[-1]
+    new_game = client.get(f"/api/games/{new_code}").json()
+    assert new_game["players"] == ["Ben", "Ann", "Cy"] and new_game["first_dealer"] == 1
+    old_page = visible_text(client.get(f"/g/{game['code']}").text)
+    assert "A rematch has started" in old_page and "Go to the rematch" in old_page
+    watch = client.get(f"/g/{game['watch_code']}").text
+    assert f"/g/{new_game['watch_code']}" in [a.get("href") for a in elements(watch, "a")]
+    assert new_code not in watch
+
+
+def test_delete_by_form_then_undo(client):
+    table = new_table(client)
+    game = play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    page = client.get(f"/g/{game['code']}").text
+    assert "Delete this game" in visible_text(page)
+    deleted = client.post(f"/g/{game['code']}/delete", follow_redirects=True)
+    assert deleted.status_code == 200
+    assert "Game deleted" in visible_text(deleted.text)
+    assert client.get(f"/g/{game['code']}").status_code == 404
+    assert f"/g/{game['code']}" not in client.get(f"/t/{table['code']}").text
+    undo = [f for f in elements(deleted.text, "form")][-1]["action"]
+    restored = client.post(undo, follow_redirects=True)
+    assert restored.status_code == 200 and "Ann wins" in visible_text(restored.text)
+    assert f"/g/{game['code']}" in client.get(f"/t/{table['code']}").text
+
+
+def test_a_game_without_a_table_has_no_table_parts(client, new_game):
+    game = new_game(["Ann", "Ben"])
+    page = client.get(f"/g/{game['code']}")
+    assert page.status_code == 200
+    assert "Threes are wild" in visible_text(page.text)
+    assert client.get("/api/tables/" + game["code"]).status_code == 404
