@@ -7,7 +7,6 @@ import hashlib
 import json
 import random
 import secrets
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta

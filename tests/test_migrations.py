@@ -237,7 +237,10 @@ def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
     downgrade_to(engine, "base")
     assert tables(engine) == set()
     upgrade_to_head(engine)
-    assert tables(engine) == {"game", "seat", "game_round", "seat_score", "replaced_code"} | TABLE_TABLES
+    assert (
+        tables(engine)
+        == {"game", "seat", "game_round", "seat_score", "replaced_code"} | TABLE_TABLES
+    )
     with Session(engine) as session:
         fresh = create_game(session, players=["Ann", "Ben"])
         assert load_game(session, code=fresh.watch_code).players == ("Ann", "Ben")

@@ -210,10 +210,12 @@ def test_fourteen_players_sheet_keeps_the_round_column_and_entry_folds(phone, li
     assert wrap.evaluate("e => e.scrollLeft") > 100
     after = round_cell.bounding_box()
     assert abs(after["x"] - before["x"]) <= 1 and abs(after["y"] - before["y"]) <= 1
+    round_cell.scroll_into_view_if_needed()
+    box = round_cell.bounding_box()
     top_cell = phone.evaluate(
-        "(() => { const r = document.querySelector('.sheet-wrap').getBoundingClientRect();"
-        " const seen = document.elementFromPoint(r.x + 10, r.y + r.height - 30);"
-        " return seen.closest('th') !== null; })()"
+        "([x, y]) => { const seen = document.elementFromPoint(x, y);"
+        " return seen !== null && seen.closest('th') !== null; }",
+        [box["x"] + 5, box["y"] + box["height"] / 2],
     )
     assert top_cell, "the round column is covered by scores"
 
