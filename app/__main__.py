@@ -1,12 +1,18 @@
-"""`python -m app`: serve Crownkeeper with uvicorn in one process, as the settings say."""
+"""`python -m app`: serve Crownkeeper with uvicorn, as the settings say."""
+
+import sys
 
 import uvicorn
 
-from .config import settings
+from .config import SettingsError, settings
 
 
 def main() -> None:
-    """Run the server (one process: SQLite and live updates want that)."""
+    """Run the server: one process on SQLite, WORKERS processes on PostgreSQL."""
+    try:
+        settings.check()
+    except SettingsError as error:
+        sys.exit(f"Crownkeeper cannot start: {error}")
     uvicorn.run(
         "app.main:create_app",
         factory=True,
@@ -15,7 +21,7 @@ def main() -> None:
         root_path=settings.root_path,
         # The app reads X-Forwarded-* itself (app/proxy.py), host included.
         proxy_headers=False,
-        workers=1,
+        workers=settings.workers,
         # Live pages hold their streams open; don't let them stall a restart.
         timeout_graceful_shutdown=3,
     )

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from sqlmodel import Session, col, or_, select
 
 from . import live
-from .db import begin_write
+from .db import begin_write, locked
 from .models import Game, GameRound, Seat, SeatScore
 from .rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
 from .rules.schedule import first_player_seat, plan_rounds
@@ -210,6 +210,12 @@ def load_game(session: Session, *, code: str) -> GameState:
     return state if code == game.code else state.for_watchers()
 
 
+def load_for_live_pages(session: Session, *, watch_code: str) -> GameState:
+    """The whole state of the game with this watch code, scorekeeper code included, for the
+    live relay to hand to this process's open pages (each stream shows only its own view)."""
+    return _state(session, _find(session, watch_code, for_edit=False))
+
+
 def replace_keeper_code(session: Session, *, code: str) -> GameState:
     """Give the game a new scorekeeper code; the old one stops working at once."""
     begin_write(session)
@@ -301,7 +307,10 @@ def parse_cards(codes: Sequence[str]) -> tuple[Card, ...]:
 
 
 def _find(session: Session, code: str, *, for_edit: bool = True) -> Game:
-    game = session.exec(select(Game).where(or_(Game.code == code, Game.watch_code == code))).first()
+    """The game for code; for an edit, locked until the write commits, so two processes
+    saving the same version cannot both get through the version check."""
+    query = select(Game).where(or_(Game.code == code, Game.watch_code == code))
+    game = session.exec(locked(query) if for_edit else query).first()
     if game is None:
         raise GameNotFound("No game has this code. Check the link, or start a new game.")
     if for_edit and code != game.code:

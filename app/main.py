@@ -3,19 +3,22 @@
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy import Engine
+from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import logs
+from . import live, logs
 from .config import PROJECT_DIR, Settings, settings
 from .db import make_engine
-from .games import GameNotFound, NoSuchRound, ReadOnlyLink
+from .games import GameNotFound, GameState, NoSuchRound, ReadOnlyLink, load_for_live_pages
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .web import api, pages, stream
@@ -24,17 +27,20 @@ from .web import api, pages, stream
 def create_app(app_settings: Settings | None = None) -> FastAPI:
     """Build the app for app_settings (the environment's settings by default)."""
     chosen = app_settings or settings
+    chosen.check()
     engine = make_engine(chosen.database_url)
     logs.install()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         upgrade_to_head(engine)
+        await live.start(engine, load_state=partial(_load_for_live_pages, engine))
         # Everything loaded so far lives as long as the process: keep the collector from
         # walking it again and again, which pauses live updates to a table of watchers.
         gc.collect()
         gc.freeze()
         yield
+        await live.stop()
         engine.dispose()
 
     app = FastAPI(
@@ -60,6 +66,11 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
     app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)
     return app
+
+
+def _load_for_live_pages(engine: Engine, watch_code: str) -> GameState:
+    with Session(engine) as session:
+        return load_for_live_pages(session, watch_code=watch_code)
 
 
 def _describe(error: dict) -> str:  # type: ignore[type-arg]
