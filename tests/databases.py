@@ -1,7 +1,8 @@
 """A pytest plugin: every test that touches the database runs on SQLite and on PostgreSQL,
 each time on a fresh, empty database of its own.
 
-Ask for `database_url` (the `settings`, `app` and `client` fixtures do). The PostgreSQL
+Ask for `database_url` (the `settings`, `app` and `client` fixtures do); a test that only
+makes sense on PostgreSQL is marked `postgresql` and asks for `postgres_server`. The PostgreSQL
 runs use the server in TEST_POSTGRES_URL (scripts/with-postgres.sh starts one, as
 `make test` and `.ci/run` do) and create a database per test, dropped afterwards. Without
 that server they are skipped with a notice, except when CI is set: then they fail.
@@ -19,9 +20,15 @@ POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "")
 ENGINES = ["sqlite", "postgresql"]
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "postgresql: needs the PostgreSQL test server")
+
+
 def runs_on_postgres(item):
     callspec = getattr(item, "callspec", None)
-    return callspec is not None and callspec.params.get("database_url") == "postgresql"
+    if callspec is not None and callspec.params.get("database_url") == "postgresql":
+        return True
+    return item.get_closest_marker("postgresql") is not None
 
 
 def pytest_collection_modifyitems(config, items):
