@@ -33,15 +33,17 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        upgrade_to_head(engine)
-        await live.start(engine, load_state=partial(_load_for_live_pages, engine))
-        # Everything loaded so far lives as long as the process: keep the collector from
-        # walking it again and again, which pauses live updates to a table of watchers.
-        gc.collect()
-        gc.freeze()
-        yield
-        await live.stop()
-        engine.dispose()
+        try:
+            upgrade_to_head(engine)
+            await live.start(engine, load_state=partial(_load_for_live_pages, engine))
+            # Everything loaded so far lives as long as the process: keep the collector from
+            # walking it again and again, which pauses live updates to a table of watchers.
+            gc.collect()
+            gc.freeze()
+            yield
+        finally:
+            await live.stop()
+            engine.dispose()
 
     app = FastAPI(
         title="Crownkeeper",

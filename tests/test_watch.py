@@ -127,10 +127,10 @@ def test_replacing_from_the_page_moves_the_phone_to_the_new_link(client, new_gam
     assert client.get(f"/g/{new_code}").status_code == 200
 
 
-def test_links_follow_the_proxy_scheme_host_and_sub_path(tmp_path):
+def test_links_follow_the_proxy_scheme_host_and_sub_path(database_url):
     from fastapi.testclient import TestClient
 
-    settings = test_settings(f"sqlite:///{tmp_path}/proxy.db", forwarded_allow_ips="*")
+    settings = test_settings(database_url, forwarded_allow_ips="*")
     with TestClient(create_app(settings), root_path="/ck") as proxied:
         game = proxied.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
         page = proxied.get(
