@@ -12,7 +12,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run test lint typecheck pytest chromium lock mutation vendor bench-live bench-solver bench-page clean
+.PHONY: run test lint typecheck pytest chromium lock mutation vendor bench-live bench-solver bench-page bench-scale clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -68,13 +68,16 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# Database tests run on SQLite and on a throwaway PostgreSQL server (installed when missing).
+WITH_POSTGRES := bash scripts/with-postgres.sh
+
 pytest: $(VENV)/.installed-test chromium
-	$(BIN)/python -m pytest
+	$(WITH_POSTGRES) $(BIN)/python -m pytest
 
 # Tests first, so a formatting slip never hides a test result; any failure fails the run.
 test: $(VENV)/.installed-test chromium
 	@failed=0; \
-	$(BIN)/python -m pytest || failed=1; \
+	$(WITH_POSTGRES) $(BIN)/python -m pytest || failed=1; \
 	$(BIN)/ruff check . || failed=1; \
 	$(BIN)/ruff format --check . || failed=1; \
 	$(BIN)/mypy || failed=1; \
@@ -101,6 +104,9 @@ bench-solver: $(VENV)/.installed-test
 
 bench-page: $(VENV)/.installed-test
 	$(BIN)/python bench/page_weight.py
+
+bench-scale: $(VENV)/.installed-test
+	$(WITH_POSTGRES) $(BIN)/python bench/scale.py
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 

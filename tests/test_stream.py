@@ -186,7 +186,7 @@ def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server):
     call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
     assert watcher.next_event()["id"] == "2"
     # A publish that comes late (a slower save from before) carries an older state.
-    engine = make_engine(server.database_url)
+    engine = make_engine(server.settings.database_url)
     with Session(engine) as session:
         older = load_game(session, code=game["code"])
     engine.dispose()
