@@ -205,3 +205,15 @@ def test_simultaneous_saves_of_one_round_through_two_workers_give_one_200_and_on
     assert final["version"] == 4 and final["rounds"][2]["scores"] is not None
     first.close()
     second.close()
+
+
+def test_the_postgres_compose_file_runs_several_workers_on_postgresql():
+    compose = (ROOT / "compose.postgres.yaml").read_text()
+    assert "image: postgres:" in compose and "build: ." in compose
+    assert (
+        "DATABASE_URL: postgresql+psycopg://crownkeeper:${POSTGRES_PASSWORD}@postgres/" in compose
+    )
+    workers = int(compose.split("WORKERS:")[1].split()[0])
+    assert workers > 1
+    assert "condition: service_healthy" in compose  # migrations wait for the database
+    assert "${POSTGRES_PASSWORD:?" in compose  # no password written into the file
