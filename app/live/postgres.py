@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import SQLAlchemyError
 
 if TYPE_CHECKING:
     from ..games import GameState
@@ -60,14 +61,21 @@ class PostgresRelay:
     def publish(self, topic: str, state: GameState) -> None:
         """Hand state to this process's pages now, then tell every process (this one skips
         its own notice: it has shown that version already)."""
-        self._shown[topic] = max(state.version, self._shown.get(topic, 0))
-        self.broker.publish(topic, state)
+        if self.broker.count(topic):
+            self._shown[topic] = max(state.version, self._shown.get(topic, 0))
+            self.broker.publish(topic, state)
         notice = json.dumps({"topic": topic, "version": state.version})
-        with self.engine.connect() as connection:
-            connection.execute(
-                text("SELECT pg_notify(:channel, :notice)"), {"channel": CHANNEL, "notice": notice}
-            )
-            connection.commit()
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(
+                    text("SELECT pg_notify(:channel, :notice)"),
+                    {"channel": CHANNEL, "notice": notice},
+                )
+                connection.commit()
+        except SQLAlchemyError:
+            # The round is saved; other processes' pages get it when their listeners catch
+            # up after reconnecting, or with the next save. Not a reason to fail the request.
+            log.warning("Live updates: could not tell the other processes about a save")
 
     # --- listening ----------------------------------------------------------------------
 
