@@ -24,6 +24,9 @@ def main() -> None:
         workers=settings.workers,
         # Live pages hold their streams open; don't let them stall a restart.
         timeout_graceful_shutdown=3,
+        # A worker busy for a few seconds (a burst of saves to thousands of open pages on a
+        # crowded machine) is not hung: killing it would cut all its pages at once.
+        timeout_worker_healthcheck=30,
     )
 
 
