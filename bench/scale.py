@@ -219,16 +219,22 @@ async def load(label: str, server, port: int, workers: int, options) -> dict:
     pool = ThreadPoolExecutor(SAVE_THREADS)
     loop = asyncio.get_running_loop()
 
-    def create(_: int) -> Game:
-        status, body = connections.call("POST", "/api/games", {"players": PLAYERS})
-        if status != 201:
-            raise RuntimeError(f"POST /api/games answered {status}: {body}")
-        return Game(body["code"], body["watch_code"], body["version"])
+    create_failures = []
+
+    def create(_: int) -> Game | None:
+        for _attempt in range(3):
+            status, body = connections.call("POST", "/api/games", {"players": PLAYERS})
+            if status == 201:
+                return Game(body["code"], body["watch_code"], body["version"])
+            create_failures.append(f"{status} {body.get('detail')}")
+            time.sleep(1)
+        return None
 
     started = time.monotonic()
-    games = list(
-        await asyncio.gather(*(loop.run_in_executor(pool, create, i) for i in range(options.games)))
+    created = await asyncio.gather(
+        *(loop.run_in_executor(pool, create, i) for i in range(options.games))
     )
+    games = [game for game in created if game is not None]
     created_in = time.monotonic() - started
     rss_idle = {pid: memory_kb(pid) for pid in pids}
 
@@ -310,6 +316,7 @@ async def load(label: str, server, port: int, workers: int, options) -> dict:
         label=label,
         workers=workers,
         games=len(games),
+        create_failures=create_failures,
         created_in=created_in,
         viewers=viewers,
         opened_in=opened_in,
@@ -342,6 +349,9 @@ def report(result: dict) -> bool:
     spread = ", ".join(f"{count}" for count in result["spread"].values())
 
     print(f"{result['label']}:")
+    if result["create_failures"]:
+        failures = result["create_failures"]
+        print(f"  POST /api/games failed {len(failures)} times (retried), such as {failures[0]}")
     print(
         f"  {result['games']} games created in {result['created_in']:.1f} s; "
         f"{len(viewers)} streams ({WATCHERS_PER_GAME} watchers a game) open in "
@@ -430,6 +440,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/bench.db"
         verdicts.append(report(asyncio.run(run("SQLite, 1 process", url, 1, options))))
+    print(f"Load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"RESULT: {'PASS' if all(verdicts) else 'FAIL'}")
     return 0
 
