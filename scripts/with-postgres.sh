@@ -50,6 +50,10 @@ stop() {
 	rm -rf "$folder"
 }
 trap stop EXIT
+# Stopped by a signal: exit, so the EXIT trap stops the server too.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 "${as_owner[@]}" "$bin/initdb" -D "$folder/data" -U crownkeeper --auth=trust \
 	--encoding=UTF8 --no-sync >"$folder/initdb.log" 2>&1 \
