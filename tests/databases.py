@@ -5,7 +5,8 @@ Ask for `database_url` (the `settings`, `app` and `client` fixtures do); a test 
 makes sense on PostgreSQL is marked `postgresql` and asks for `postgres_server`. The PostgreSQL
 runs use the server in TEST_POSTGRES_URL (scripts/with-postgres.sh starts one, as
 `make test` and `.ci/run` do): a database for the session, a fresh schema per test. Without
-that server they are skipped with a notice, except when CI is set: then they fail.
+that server they are skipped with a notice, except when CI is set (to anything but 0 or
+false): then they fail.
 """
 
 import contextlib
@@ -37,7 +38,9 @@ def pytest_collection_modifyitems(config, items):
     wanting = [item for item in items if runs_on_postgres(item)]
     if POSTGRES_URL or not wanting:
         return
-    if os.environ.get("CI"):
+    from tests.conftest import running_in_ci  # loaded by now: conftest loads this plugin
+
+    if running_in_ci():
         raise pytest.UsageError(
             "CI is set but TEST_POSTGRES_URL is not: run the tests through "
             "scripts/with-postgres.sh (as make test does), or point it at a server."

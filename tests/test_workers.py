@@ -4,6 +4,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -12,13 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings, SettingsError
+from app.config import SettingsError
 from app.main import create_app
-from tests.browser.conftest import free_port
-from tests.conftest import went_out_first
+from tests.conftest import test_settings, went_out_first
 from tests.test_stream import Viewer
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def serve(database_url, workers, port, log):
@@ -48,7 +54,7 @@ def test_sqlite_with_more_than_one_worker_is_refused_at_start(tmp_path):
     assert "SQLite" in errors and "postgresql+psycopg://" in errors
     assert not (tmp_path / "games.db").exists()
     with pytest.raises(SettingsError, match="needs PostgreSQL"):
-        create_app(Settings(database_url=f"sqlite:///{tmp_path}/games.db", workers=3))
+        create_app(test_settings(f"sqlite:///{tmp_path}/games.db", workers=3))
 
 
 class TwoWorkers:
@@ -57,6 +63,7 @@ class TwoWorkers:
     def __init__(self, database_url, log_path):
         self.port = free_port()
         self.log_path = log_path
+        self.viewers = []
         with open(log_path, "wb") as log:
             self.process = serve(database_url, 2, self.port, log)
         deadline = time.monotonic() + 120
