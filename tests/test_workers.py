@@ -182,6 +182,7 @@ def test_simultaneous_saves_of_one_round_through_two_workers_give_one_200_and_on
     second = two_workers.connection_on(other_than=None)
     _, game = two_workers.request(first, "POST", "/api/games", {"players": ["Ann", "Ben", "Cy"]})
     if two_workers.worker_of(first) == two_workers.worker_of(second):
+        second.close()
         second = two_workers.connection_on(other_than=two_workers.worker_of(first))
     for number in (1, 2, 3):
         version = game["version"]
