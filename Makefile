@@ -12,7 +12,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run test lint typecheck pytest chromium lock mutation vendor bench-live bench-solver bench-page bench-scale clean
+.PHONY: run test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps bench-scale clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -61,6 +61,22 @@ chromium:
 		fi; \
 	fi
 
+# axe-core, the accessibility engine the browser tests inject into each page (never served
+# to players). npm installs it into a git-ignored folder; without npm the axe tests skip
+# with a notice (and fail if CI is set).
+AXE_VERSION := 4.14.1
+AXE := .tools/node_modules/axe-core/axe.min.js
+
+$(AXE):
+	@if command -v npm >/dev/null 2>&1; then \
+		npm install --prefix .tools --no-save --no-audit --no-fund --silent axe-core@$(AXE_VERSION) \
+			|| echo "warning: could not install axe-core; the accessibility tests may be skipped" >&2; \
+	else \
+		echo "note: npm not found; the accessibility tests may be skipped" >&2; \
+	fi
+
+axe: $(AXE)
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -71,11 +87,11 @@ typecheck: $(VENV)/.installed-test
 # Database tests run on SQLite and on a throwaway PostgreSQL server (installed when missing).
 WITH_POSTGRES := bash scripts/with-postgres.sh
 
-pytest: $(VENV)/.installed-test chromium
+pytest: $(VENV)/.installed-test chromium axe
 	$(WITH_POSTGRES) $(BIN)/python -m pytest
 
 # Tests first, so a formatting slip never hides a test result; any failure fails the run.
-test: $(VENV)/.installed-test chromium
+test: $(VENV)/.installed-test chromium axe
 	@failed=0; \
 	$(WITH_POSTGRES) $(BIN)/python -m pytest || failed=1; \
 	$(BIN)/ruff check . || failed=1; \
@@ -105,6 +121,9 @@ bench-solver: $(VENV)/.installed-test
 bench-page: $(VENV)/.installed-test
 	$(BIN)/python bench/page_weight.py
 
+bench-taps: $(VENV)/.installed-test
+	$(BIN)/python bench/taps.py
+
 bench-scale: $(VENV)/.installed-test
 	$(WITH_POSTGRES) $(BIN)/python bench/scale.py
 
@@ -112,5 +131,5 @@ bench-scale: $(VENV)/.installed-test
 
 clean:
 	rm -f $(VENV)/.installed-run $(VENV)/.installed-test $(VENV)/.installed-mutation
-	rm -rf .pytest_cache .ruff_cache .mypy_cache .hypothesis build *.egg-info mutants
+	rm -rf .pytest_cache .ruff_cache .mypy_cache .hypothesis build *.egg-info mutants .tools
 	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +

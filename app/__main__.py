@@ -4,6 +4,7 @@ import sys
 
 import uvicorn
 
+from .addresses import announce
 from .config import SettingsError, settings
 
 
@@ -13,6 +14,7 @@ def main() -> None:
         settings.check()
     except SettingsError as error:
         sys.exit(f"Crownkeeper cannot start: {error}")
+    announce(settings)
     uvicorn.run(
         "app.main:create_app",
         factory=True,

@@ -34,6 +34,13 @@ class Settings(BaseSettings):
         default="127.0.0.1",
         description="Proxies whose X-Forwarded-Proto and -Host are trusted (comma list or *).",
     )
+    public_url: str = Field(
+        default="",
+        description=(
+            "The address phones use, such as http://192.168.1.20:8000, for the watch link, "
+            "its QR code and the address printed on start; empty: found on the network."
+        ),
+    )
 
     workers: int = Field(
         default=1,

@@ -18,10 +18,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from . import live, logs
 from .config import PROJECT_DIR, Settings, settings
 from .db import make_engine
-from .games import GameNotFound, GameState, NoSuchRound, ReadOnlyLink, load_for_live_pages
+from .games import (
+    GameNotFound,
+    GameState,
+    NoSuchRound,
+    ReadOnlyLink,
+    ReplacedLink,
+    load_for_live_pages,
+)
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
-from .web import api, pages, stream
+from .web import api, pages, piles, stream
 
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
@@ -57,6 +64,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(piles.router)
     app.include_router(stream.router)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
@@ -98,10 +106,17 @@ def _problem(request: Request, detail: str, status_code: int, **extra: object) -
     return pages.error_page(request, detail, status_code=status_code)
 
 
-GAME_PROBLEM_STATUS = {GameNotFound: 404, NoSuchRound: 404, ReadOnlyLink: 403}
+GAME_PROBLEM_STATUS = {
+    GameNotFound: 404,
+    ReplacedLink: 404,
+    NoSuchRound: 404,
+    ReadOnlyLink: 403,
+}
 
 
 async def _game_problem(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ReplacedLink) and not _is_api(request):
+        return pages.replaced_link_page(request, exc)
     return _problem(request, str(exc), GAME_PROBLEM_STATUS[type(exc)])
 
 
@@ -119,7 +134,10 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
-    return _problem(request, str(exc.detail), exc.status_code)
+    detail = str(exc.detail)
+    if exc.status_code == 404 and detail == "Not Found" and not _is_api(request):
+        detail = f"There is no page at {request.url.path}."
+    return _problem(request, detail, exc.status_code)
 
 
 SECURITY_HEADERS = [

@@ -30,6 +30,22 @@ class Game(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utc_now)
     finished_at: datetime | None = None
     version: int = 1
+    mode: str = Field(default="game", max_length=16)
+    """ "game" for the eleven rounds at a table, "solitaire" for one player's eleven piles."""
+    round_order: str = Field(default="up", max_length=16)
+    """ "up" (the rulebook, 3 cards first), "down" or "shuffled" (house rules)."""
+
+
+class ReplacedCode(SQLModel, table=True):
+    """A scorekeeper code that was replaced, kept only as a hash: an old link can then say
+    it was replaced (and point to the game's watch link) without ever working again."""
+
+    __tablename__ = "replaced_code"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code_hash: str = Field(unique=True, max_length=64)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    replaced_at: datetime = Field(default_factory=utc_now)
 
 
 class Seat(SQLModel, table=True):
@@ -41,10 +57,17 @@ class Seat(SQLModel, table=True):
     game_id: int = Field(foreign_key="game.id", index=True)
     position: int
     name: str = Field(max_length=30)
+    start_points: int = 0
+    """What a player who sat down mid-game starts with."""
+    joined_round: int | None = None
+    """The first round played by a player who sat down mid-game (None: from the start)."""
+    left_round: int | None = None
+    """The first round no longer played by a player who left (None: still in)."""
 
 
 class GameRound(SQLModel, table=True):
-    """A round as planned when the game starts: stored, so variants can plan it differently."""
+    """A round as planned: stored, and replanned only when the table changes, never
+    re-derived from its number."""
 
     __tablename__ = "game_round"
     __table_args__ = (UniqueConstraint("game_id", "number"),)
@@ -55,6 +78,11 @@ class GameRound(SQLModel, table=True):
     cards_dealt: int
     wild_rank: int
     dealer: int
+    first_player: int
+    kind: str = Field(default="round", max_length=16)
+    """ "round" for the eleven rounds (or piles), "tiebreak" for a round among tied players."""
+    players_in: str = Field(max_length=100)
+    """The seats that play the round, comma-separated in seat order."""
 
 
 class SeatScore(SQLModel, table=True):
@@ -68,5 +96,7 @@ class SeatScore(SQLModel, table=True):
     points: int
     went_out: bool = False
     cards: str | None = Field(default=None, max_length=200)
+    layout: str | None = None
+    """A solitaire pile's best books and runs as JSON (groups and leftover)."""
     saved_at: datetime = Field(default_factory=utc_now)
     replaced_at: datetime | None = None

@@ -54,16 +54,19 @@
       chip.setAttribute("aria-label", "remove " + look.name);
       container.append(chip);
     });
+    container.scrollLeft = container.scrollWidth;  // the newest chip in view
   }
 
   function drawChips(seat, cards) {
     drawChipRow(seat.querySelector(".chips"), cards, function (code, index) {
       var key = keyFor(seat, code);
+      var joker = code.toUpperCase() === "JOKER";
+      var rank = key ? key.firstChild.textContent : code;
       return {
         value: seat.dataset.seat + ":" + index,
-        className: "chip" + (code.toUpperCase() === "JOKER" ? " joker" : ""),
-        text: key ? key.firstChild.textContent + suitSymbol(code) : code,
-        name: key ? key.dataset.name + suitName(code) : code,
+        className: "chip" + (joker ? " joker" : "") + (key && key.classList.contains("wild") ? " wild" : ""),
+        text: rank + suitSymbol(code),
+        name: key ? key.dataset.name + suitName(code) + (joker ? "" : ", " + rank) : code,
       };
     });
   }
@@ -206,6 +209,7 @@
     var element = event.target;
     if (!element.matches || !element.matches(".live")) return;
     var status = event.detail && event.detail.response ? event.detail.response.status : 0;
+    if (status === 410) { window.location.reload(); return; }  // the link was replaced: its page says so
     if (status === 404 || status === 403) { liveState(element, "closed"); return; }
     liveState(element, "reconnecting");
     setTimeout(function () { if (element.isConnected) window.htmx.process(element, true); }, 2000);
@@ -275,83 +279,16 @@
   document.addEventListener("DOMContentLoaded", updateWake);
   document.addEventListener("htmx:after:swap", updateWake);
 
-  // The hand checker's picker (its page, and whole-hand mode in round entry): taps change
-  // the hand at once; htmx then asks the server for the best layout.
-  var MAX_HAND = 14;
-  function handCards(form) {
-    var value = form.querySelector("input.hand-cards").value;
-    return value ? value.split(",") : [];
-  }
-  function setHand(form, cards) {
-    form.querySelector("input.hand-cards").value = cards.join(",");
-    drawChipRow(form.querySelector(".hand-chips"), cards, function (code, index) {
-      var key = form.querySelector('.suit-grid button[value="' + code + '"]');
-      return {
-        value: index,
-        className: "chip " + (key ? key.className.replace("key", "").replace("wild", "") : ""),
-        text: key ? key.textContent : code,
-        name: key ? key.getAttribute("aria-label") : code,
-      };
-    });
-    form.dispatchEvent(new Event("change", { bubbles: true }));
-  }
-  document.addEventListener("click", function (event) {
-    var button = event.target.closest(".hand-form .suit-grid button[name=add], .hand-form .hand-chips button[name=remove]");
-    if (!button) return;
-    event.preventDefault();
-    var form = button.form;
-    var cards = handCards(form);
-    if (button.name === "remove") cards.splice(Number(button.value), 1);
-    else if (cards.length < MAX_HAND) cards.push(button.value);
-    setHand(form, cards);
-  });
-  document.addEventListener("change", function (event) {
-    if (event.target.name !== "round" || !event.target.form.classList.contains("hand-form")) return;
-    var wild = event.target.selectedOptions[0].dataset.wild;
-    event.target.form.querySelectorAll(".suit-grid .key").forEach(function (key) {
-      key.classList.toggle("wild", key.dataset.rank === wild || key.dataset.rank === "JOKER");
-    });
-  });
-
-  // Whole-hand mode: tap a player's whole hand, let the checker find the leftover, use it.
-  var handSeat = null;
+  // The hand picker (the hand checker's page, and whole-hand mode) is in picker.js: /hand
+  // loads it, and round entry fetches it on the first tap of a whole-hand button.
   document.addEventListener("click", function (event) {
     var open = event.target.closest(".whole-hand-open");
-    if (!open) return;
-    var dialog = open.closest("form.entry").parentElement.querySelector("dialog.whole-hand");
-    handSeat = open.closest("fieldset.seat");
-    dialog.querySelector("h2").textContent = open.dataset.name + "'s whole hand";
-    dialog.querySelector(".whole-hand-result").replaceChildren();
-    dialog.querySelector(".whole-hand-use").disabled = true;
-    dialog.querySelector(".whole-hand-use").textContent = "Use for " + open.dataset.name;
-    var form = dialog.querySelector("form");
-    var slot = form.querySelector(".picker-slot");
-    dialog.showModal();
-    // The suit grid is fetched the first time, to keep the game page light.
-    if (slot.querySelector(".suit-grid")) setHand(form, []);
-    else window.htmx.ajax("GET", form.dataset.picker, { target: slot, swap: "innerHTML" });
-  });
-  document.addEventListener("htmx:after:swap", function (event) {
-    var dialog = event.target.closest && event.target.closest("dialog.whole-hand");
-    if (!dialog) return;
-    var solution = dialog.querySelector(".solution");
-    dialog.querySelector(".whole-hand-use").disabled = !solution;
-  });
-  document.addEventListener("click", function (event) {
-    var use = event.target.closest(".whole-hand-use");
-    var close = event.target.closest(".whole-hand-close");
-    if (!use && !close) return;
-    var dialog = (use || close).closest("dialog");
-    if (use && handSeat) {
-      var solution = dialog.querySelector(".solution");
-      var leftover = solution && solution.dataset.leftover ? solution.dataset.leftover.split(",") : [];
-      var wentOut = handSeat.querySelector("input[name=went_out]");
-      if (wentOut.checked) wentOut.checked = false;
-      var typed = handSeat.querySelector('input[name^="points_"]');
-      if (typed) typed.value = "";
-      setCards(handSeat, leftover);
-    }
-    dialog.close();
+    if (!open || window.crownkeeper.picker) return;
+    window.crownkeeper.picker = "loading";
+    var script = document.createElement("script");
+    script.src = document.querySelector("script[src*='app.js']").src.replace("app.js", "picker.js");
+    script.onload = function () { open.click(); };
+    document.head.append(script);
   });
   function showWholeHand() {
     document.querySelectorAll(".whole-hand-open[hidden]").forEach(function (b) { b.hidden = false; });
@@ -382,5 +319,41 @@
   });
   document.addEventListener("DOMContentLoaded", roundEntryWanted);
   document.addEventListener("htmx:after:swap", roundEntryWanted);
-  window.crownkeeper = { cardsOf: cardsOf, setCards: setCards, showWentOut: showWentOut, say: say };
+  window.crownkeeper = { cardsOf: cardsOf, setCards: setCards, showWentOut: showWentOut, say: say,
+    drawChipRow: drawChipRow, makeRoving: makeRoving };
+
+  // Keypads are one tab stop each: arrow keys, Home and End move between keys (roving tabindex).
+  var PADS = ".keypad, .suit-grid";
+  function makeRoving(keys, current) {
+    keys.forEach(function (key) { key.tabIndex = key === (current || keys[0]) ? 0 : -1; });
+  }
+  function rovingPads() {
+    document.querySelectorAll(PADS).forEach(function (pad) {
+      if (!pad.querySelector('.key[tabindex="0"]')) makeRoving(pad.querySelectorAll(".key"));
+    });
+  }
+  document.addEventListener("keydown", function (event) {
+    var key = event.target.closest && event.target.closest(".key");
+    var pad = key && key.closest(PADS);
+    if (!pad) return;
+    var keys = Array.from(pad.querySelectorAll(".key"));
+    var at = keys.indexOf(key);
+    var columns = getComputedStyle(pad).gridTemplateColumns.split(" ").length;
+    var step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: columns, ArrowUp: -columns, Home: -at, End: keys.length }[event.key];
+    if (step === undefined) return;
+    event.preventDefault();
+    var next = keys[Math.max(0, Math.min(keys.length - 1, at + step))];
+    makeRoving(keys, next);
+    next.focus();
+  });
+  document.addEventListener("DOMContentLoaded", rovingPads);
+  document.addEventListener("htmx:after:swap", rovingPads);
+
+  // The header's hand checker opens at the round on screen, also after a save or live update.
+  function handLinkRound() {
+    var status = document.querySelector(".status[data-round]");
+    var link = document.getElementById("hand-link");
+    if (status && link) link.search = "?round=" + status.dataset.round;
+  }
+  document.addEventListener("htmx:after:swap", handLinkRound);
 })();

@@ -30,6 +30,7 @@ def test_settings(database_url: str, **chosen) -> Settings:
         "root_path": "",
         "forwarded_allow_ips": "127.0.0.1",
         "workers": 1,
+        "public_url": "",
         **chosen,
     }
     assert set(values) == set(Settings.model_fields), "a new setting needs a value for tests"

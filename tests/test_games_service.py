@@ -50,7 +50,7 @@ def game(session):
 def play_rounds(session, code, count, seat_count=3):
     state = None
     for number in range(1, count + 1):
-        results = [OUT] + [typed(number + 2)] * (seat_count - 1)
+        results = [OUT] + [typed(number + 3)] * (seat_count - 1)
         state = save_round(session, code=code, number=number, results=results)
     return state
 
@@ -75,7 +75,7 @@ def test_the_watch_code_reads_the_game_but_shows_no_scorekeeper_code(session, ga
 @pytest.mark.parametrize(
     "change",
     [
-        lambda s, code: save_round(s, code=code, number=1, results=[OUT, typed(3), typed(4)]),
+        lambda s, code: save_round(s, code=code, number=1, results=[OUT, typed(7), typed(4)]),
         lambda s, code: finish_game(s, code=code),
         lambda s, code: replace_keeper_code(s, code=code),
     ],
@@ -97,7 +97,7 @@ def test_an_unknown_code_is_not_found(session, game):
     with pytest.raises(GameNotFound):
         load_game(session, code="no-such-game")
     with pytest.raises(GameNotFound):
-        save_round(session, code="no-such-game", number=1, results=[OUT, typed(3), typed(3)])
+        save_round(session, code="no-such-game", number=1, results=[OUT, typed(7), typed(7)])
 
 
 def test_a_replaced_scorekeeper_code_stops_working_and_the_watch_code_stays(session, game):
@@ -115,7 +115,7 @@ def test_a_replaced_scorekeeper_code_stops_working_and_the_watch_code_stays(sess
 
 def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, game):
     saved = save_round(
-        session, code=game.code, number=1, results=[OUT, typed(3), typed(4)], version=game.version
+        session, code=game.code, number=1, results=[OUT, typed(7), typed(4)], version=game.version
     )
     assert saved.version == game.version + 1
     with pytest.raises(StaleVersion) as refused:
@@ -130,7 +130,7 @@ def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, gam
         "Someone else changed this game a moment ago. Check the sheet, then save again."
     )
     session.rollback()
-    assert load_game(session, code=game.code).rounds[0].scores == [0, 3, 4]
+    assert load_game(session, code=game.code).rounds[0].scores == [0, 7, 4]
     again = save_round(
         session, code=game.code, number=1, results=[typed(9), OUT, typed(4)], version=saved.version
     )
@@ -145,7 +145,7 @@ def test_a_round_one_ahead_of_the_next_is_refused(session, game):
         save_round(session, code=game.code, number=2, results=[OUT, typed(4), typed(4)])
     assert str(refused.value) == "Save round 1 first: rounds are saved in order."
     session.rollback()
-    save_round(session, code=game.code, number=1, results=[OUT, typed(3), typed(3)])
+    save_round(session, code=game.code, number=1, results=[OUT, typed(7), typed(7)])
     with pytest.raises(GameError, match="Save round 2 first"):
         save_round(session, code=game.code, number=3, results=[OUT, typed(5), typed(5)])
     session.rollback()
@@ -157,7 +157,7 @@ def test_a_round_one_ahead_of_the_next_is_refused(session, game):
 @pytest.mark.parametrize("number", [0, 12])
 def test_rounds_outside_the_game_do_not_exist(session, game, number):
     with pytest.raises(NoSuchRound):
-        save_round(session, code=game.code, number=number, results=[OUT, typed(3), typed(3)])
+        save_round(session, code=game.code, number=number, results=[OUT, typed(7), typed(7)])
 
 
 def test_the_last_round_finishes_the_game_and_no_round_follows(session, game):
@@ -178,8 +178,8 @@ def test_a_finished_game_takes_corrections_but_no_new_rounds(session, game):
         "This game is over: no new round can be saved. Corrections still can."
     )
     session.rollback()
-    corrected = save_round(session, code=game.code, number=2, results=[typed(4), OUT, typed(4)])
-    assert corrected.totals == [4, 3, 7]
+    corrected = save_round(session, code=game.code, number=2, results=[typed(8), OUT, typed(8)])
+    assert corrected.totals == [8, 4, 12]
     assert corrected.finished
 
 
@@ -219,14 +219,14 @@ def score_rows(session, game_code):
 
 
 def test_a_correction_retires_the_old_scores_and_keeps_them_in_order(session, game):
-    save_round(session, code=game.code, number=1, results=[OUT, typed(3), typed(4)])
+    save_round(session, code=game.code, number=1, results=[OUT, typed(7), typed(4)])
     save_round(session, code=game.code, number=1, results=[typed(5), OUT, typed(6)])
     corrected = save_round(session, code=game.code, number=1, results=[typed(7), typed(8), OUT])
     assert corrected.rounds[0].scores == [7, 8, 0]
     assert corrected.rounds[0].went_out == 2
     rows = score_rows(session, game.code)
     assert [(r.position, r.points) for r in rows] == [
-        (0, 0), (1, 3), (2, 4), (0, 5), (1, 0), (2, 6), (0, 7), (1, 8), (2, 0)
+        (0, 0), (1, 7), (2, 4), (0, 5), (1, 0), (2, 6), (0, 7), (1, 8), (2, 0)
     ]  # fmt: skip
     retired = [r.replaced_at is not None for r in rows]
     assert retired == [True] * 6 + [False] * 3
@@ -234,7 +234,7 @@ def test_a_correction_retires_the_old_scores_and_keeps_them_in_order(session, ga
 
 
 def test_scores_are_read_by_seat_whatever_order_the_rows_were_written_in(session, game):
-    state = save_round(session, code=game.code, number=1, results=[OUT, typed(3), typed(4)])
+    state = save_round(session, code=game.code, number=1, results=[OUT, typed(7), typed(4)])
     # Write the current rows again in reverse seat order: the sheet must not follow row order.
     session.execute(
         text(
@@ -243,8 +243,8 @@ def test_scores_are_read_by_seat_whatever_order_the_rows_were_written_in(session
         )
     )
     session.commit()
-    assert load_game(session, code=game.code).rounds[0].scores == [4, 3, 0]
-    assert state.rounds[0].scores == [0, 3, 4]
+    assert load_game(session, code=game.code).rounds[0].scores == [4, 7, 0]
+    assert state.rounds[0].scores == [0, 7, 4]
 
 
 def test_cards_are_kept_for_the_seats_that_held_them(session, game):
@@ -269,7 +269,7 @@ def test_a_seat_that_went_out_with_points_is_refused(session, game):
             session,
             code=game.code,
             number=1,
-            results=[SeatResult(went_out=True, points=5), typed(3), typed(3)],
+            results=[SeatResult(went_out=True, points=5), typed(7), typed(7)],
         )
     assert "Ann went out" in str(refused.value)
     session.rollback()
@@ -293,6 +293,6 @@ def test_names_are_cleaned_and_checked(session):
     with pytest.raises(GameError, match="different name"):
         create_game(session, players=["Ann", "ANN"])
     with pytest.raises(GameError, match="2 to 14"):
-        create_game(session, players=["Ann"])
+        create_game(session, players=["Ann"], mode="game")
     with pytest.raises(GameError, match="first dealer"):
         create_game(session, players=["Ann", "Ben"], first_dealer=2)

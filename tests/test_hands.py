@@ -51,21 +51,44 @@ def test_bad_hands_are_422_in_words(client, body, message):
 
 
 def test_the_page_checks_a_hand_without_javascript(client):
-    page = client.get("/hand", params={"round": "3", "cards": "5R,9H,JOKER,KD", "discard": "1"})
+    params = {"cards_dealt": "3", "cards": "9H,JH,JOKER,KD", "discard": "1"}
+    page = client.get("/hand", params=params)
     assert page.status_code == 200
     text = visible_text(page.text)
     assert "This hand goes out: discard the King of diamonds." in text
     faces = [e["aria-label"] for e in elements(page.text, "span", role="img")]
-    assert "Joker as Nine" in faces or "Five of stars as Nine" in faces
+    assert "Joker as Ten of hearts" in faces
+
+
+def test_the_page_says_how_many_cards_to_tap(client):
+    empty = visible_text(client.get("/hand", params={"cards_dealt": "5"}).text)
+    assert "Tap the 5 cards in the hand." in empty
+    drawn = client.get("/hand", params={"cards_dealt": "5", "discard": "1", "cards": "9H,JH"})
+    assert "Tap 4 more cards: the hand holds 6." in visible_text(drawn.text)
+    assert "Best layout" not in visible_text(drawn.text)
+    too_many = client.get("/hand", params={"cards_dealt": "3", "cards": "9H,JH,QH,KH"})
+    assert too_many.status_code == 422
+    assert "4 cards is too many: 3 were dealt. Remove 1." in visible_text(too_many.text)
+    assert elements(too_many.text, "input", name="cards")[0]["value"] == "9H,JH,QH,KH"
+
+
+def test_the_round_picker_sends_the_cards_dealt(client):
+    page = client.get("/hand", params={"cards_dealt": "12"}).text
+    [select] = elements(page, "select")
+    assert select["name"] == "cards_dealt"
+    chosen = [o for o in elements(page, "option") if "selected" in o]
+    assert chosen == [{"value": "12", "data-wild": "Q", "selected": ""}]
 
 
 def test_the_page_adds_and_removes_cards_without_javascript(client):
-    added = client.get("/hand", params={"round": "11", "cards": "QH,QS", "add": "JOKER"})
+    added = client.get("/hand", params={"round": "1", "cards": "QH,QS", "add": "JOKER"})
     assert elements(added.text, "input", name="cards")[0]["value"] == "QH,QS,JOKER"
     assert "Everything fits: 0 points." in visible_text(added.text)
-    removed = client.get("/hand", params={"round": "11", "cards": "QH,QS,JOKER", "remove": "2"})
+    removed = client.get("/hand", params={"round": "1", "cards": "QH,QS,JOKER", "remove": "2"})
     assert elements(removed.text, "input", name="cards")[0]["value"] == "QH,QS"
-    assert "Best layout leaves 24 points." in visible_text(removed.text)
+    assert "Tap 1 more card" in visible_text(removed.text)
+    swapped = client.get("/hand", params={"round": "1", "cards": "QH,QS", "add": "7C"})
+    assert "Best layout leaves 31 points." in visible_text(swapped.text)
 
 
 def test_the_wild_rank_follows_the_round(client):
@@ -73,12 +96,13 @@ def test_the_wild_rank_follows_the_round(client):
     wild = [
         e["aria-label"] for e in elements(page.text, "button", name="add") if "wild" in e["class"]
     ]
+    # Each name starts with the label the key shows, so "tap J" works by voice.
     assert wild == [
-        "Jack of stars",
-        "Jack of hearts",
-        "Jack of clubs",
-        "Jack of spades",
-        "Jack of diamonds",
+        "J Jack of stars",
+        "J Jack of hearts",
+        "J Jack of clubs",
+        "J Jack of spades",
+        "J Jack of diamonds",
         "Joker",
     ]
 
@@ -107,13 +131,13 @@ def test_bad_hand_pages_keep_the_cards_and_say_why(client, params, message):
 
 def test_the_game_page_links_to_the_checker(client, new_game):
     page = client.get(f"/g/{new_game()['code']}").text
-    assert "/hand?round=1" in [a.get("href") for a in elements(page, "a")]
+    assert "/hand?cards_dealt=3" in [a.get("href") for a in elements(page, "a")]
 
 
 def test_two_games_combined_allow_four_of_a_card(client):
-    hand = ["QH", "QH", "QH", "4C"]
+    hand = ["QH", "QH", "QH", "5C"]
     assert solve(client, hand, "7").status_code == 422
     combined = client.post("/api/hands/solve", json={"cards": hand, "wild_rank": "7", "games": 2})
-    assert combined.json()["points"] == 4
-    page = client.get("/hand", params={"cards": ",".join(hand), "round": "5", "games": "2"})
-    assert "Best layout leaves 4 points." in visible_text(page.text)
+    assert combined.json()["points"] == 5
+    page = client.get("/hand", params={"cards": ",".join(hand), "cards_dealt": "4", "games": "2"})
+    assert "Best layout leaves 5 points." in visible_text(page.text)

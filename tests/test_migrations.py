@@ -63,7 +63,59 @@ def test_a_game_saved_at_the_first_revision_survives_every_upgrade(database_url)
     assert state.current_round.number == 2
     assert state.rounds[1].dealer == 2
     assert len(state.watch_code) >= 22 and state.watch_code != "oldgamecode"
+    # The round plans are written down as the game was played: everyone in every round,
+    # the dealer's left-hand neighbour first, the rulebook's order.
+    assert state.mode == "game" and state.order == "up"
+    assert [r.kind for r in state.rounds] == ["round"] * 11
+    assert [r.cards_dealt for r in state.rounds] == list(range(3, 14))
+    assert [r.dealer for r in state.rounds] == [n % 3 for n in range(1, 12)]
+    assert [r.first_player for r in state.rounds] == [(n + 1) % 3 for n in range(1, 12)]
+    assert all(r.players_in == (0, 1, 2) for r in state.rounds)
+    assert [(p.start_points, p.joined_round, p.left_round) for p in state.seats] == [
+        (0, None, None)
+    ] * 3
+    assert state.rounds[0].scores == [0, 64, 17]
+    assert state.rounds[0].layout is None
+    assert state.leaders == [0] and not state.finished and state.version == 2
     engine.dispose()
+
+
+def test_an_upgraded_game_plays_on(database_url):
+    url = database_url
+    engine = make_engine(url)
+    upgrade_to_head(engine, revision="0002")
+    with engine.begin() as db:
+        db.execute(
+            text(
+                "INSERT INTO game (id, code, watch_code, first_dealer, created_at, version) "
+                "VALUES (1, 'oldgamecode', 'oldwatchcode', 0, '2026-01-01 20:00:00', 1)"
+            )
+        )
+        for position, name in enumerate(["Ann", "Ben"]):
+            db.execute(
+                text("INSERT INTO seat (game_id, position, name) VALUES (1, :p, :n)"),
+                {"p": position, "n": name},
+            )
+        for number in range(1, 12):
+            db.execute(
+                text(
+                    "INSERT INTO game_round (id, game_id, number, cards_dealt, wild_rank, "
+                    "dealer) VALUES (:n, 1, :n, :c, :c, :d)"
+                ),
+                {"n": number, "c": number + 2, "d": (number - 1) % 2},
+            )
+    engine.dispose()
+    with TestClient(create_app(test_settings(url))) as client:
+        saved = client.put(
+            "/api/games/oldgamecode/rounds/1",
+            json={"results": [{"went_out": True}, {"points": 4}]},
+        )
+        assert saved.status_code == 200, saved.text
+        game = client.post("/api/games/oldgamecode/players", json={"name": "Cy"}).json()
+        assert game["players"] == ["Ann", "Ben", "Cy"]
+        assert game["rounds"][1]["dealer"] == 1
+        assert game["rounds"][1]["players_in"] == [0, 1, 2]
+        assert game["rounds"][0]["scores"] == [0, 4, None]
 
 
 def test_head_is_a_single_revision():
@@ -154,18 +206,15 @@ def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(datab
 
 
 def columns(engine, table):
-    with engine.connect() as db:
-        return {row[1] for row in db.execute(text(f"PRAGMA table_info({table})"))}
+    return {column["name"] for column in inspect(engine).get_columns(table)}
 
 
 def tables(engine):
-    with engine.connect() as db:
-        rows = db.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))
-        return {row[0] for row in rows} - {"alembic_version"}
+    return set(inspect(engine).get_table_names()) - {"alembic_version"}
 
 
-def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path}/down.db")
+def test_downgrades_really_undo_and_upgrading_again_works(database_url):
+    engine = make_engine(database_url)
     upgrade_to_head(engine, revision=FIRST_REVISION)
     games_at_first_revision(engine, 2)
     upgrade_to_head(engine)
@@ -184,10 +233,15 @@ def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
     downgrade_to(engine, "base")
     assert tables(engine) == set()
     upgrade_to_head(engine)
-    assert tables(engine) == {"game", "seat", "game_round", "seat_score"}
+    assert tables(engine) == {"game", "seat", "game_round", "seat_score", "replaced_code"}
     with Session(engine) as session:
         fresh = create_game(session, players=["Ann", "Ben"])
         assert load_game(session, code=fresh.watch_code).players == ("Ann", "Ben")
+    downgrade_to(engine, "0002")  # replaced codes go; the games stay
+    assert "replaced_code" not in tables(engine)
+    upgrade_to_head(engine)
+    with Session(engine) as session:
+        assert load_game(session, code=fresh.code).players == ("Ann", "Ben")
     engine.dispose()
 
 

@@ -91,22 +91,25 @@ def test_the_picker_marks_the_wild_rank_and_names_every_card(client, new_game):
     page = client.get(f"/g/{game['code']}").text
     keys = elements(page, "button", name="add")
     seat_zero = [k for k in keys if k["value"].startswith("0:")]
+    # Each key's name holds the label it shows and the card's name ("Q Queen"): voice control
+    # ("tap Q") and screen readers ("Queen") both find it.
     assert [k["aria-label"] for k in seat_zero] == [
-        "Three",
-        "Four",
-        "Five",
-        "Six",
-        "Seven",
-        "Eight",
-        "Nine",
-        "Ten",
-        "Jack",
-        "Queen",
-        "King",
+        "3 Three",
+        "4 Four",
+        "5 Five",
+        "6 Six",
+        "7 Seven",
+        "8 Eight",
+        "9 Nine",
+        "10 Ten",
+        "J Jack",
+        "Q Queen",
+        "K King",
         "Joker",
     ]
     wild = [k for k in seat_zero if "wild" in k["class"].split()]
-    assert [(k["aria-label"], k["data-points"]) for k in wild] == [("Three", "20"), ("Joker", "50")]
+    named = [(k["aria-label"], k["data-points"]) for k in wild]
+    assert named == [("3 Three", "20"), ("Joker", "50")]
     assert len(elements(page, "input", type="radio", name="went_out")) == 3
 
 
@@ -117,7 +120,8 @@ def test_taps_without_javascript_add_and_remove_chips(client, new_game):
     assert tapped.status_code == 200
     assert elements(tapped.text, "input", name="cards_1")[0]["value"] == "Q,7,JOKER"
     chips = elements(tapped.text, "button", name="remove")
-    assert [c["aria-label"] for c in chips] == ["remove Queen", "remove Seven", "remove Joker"]
+    names = [c["aria-label"] for c in chips]
+    assert names == ["remove Queen, Q", "remove Seven, 7", "remove Joker"]
     removed = client.post(url, data=round_form(3, cards_1="Q,7,JOKER", remove="1:0"))
     assert elements(removed.text, "input", name="cards_1")[0]["value"] == "7,JOKER"
     assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] is None
@@ -237,7 +241,11 @@ def test_names_are_escaped(client, new_game):
 def test_unknown_pages_are_a_friendly_404(client, new_game, path):
     response = client.get(path.format(code=new_game()["code"]))
     assert response.status_code == 404
-    assert "Go to the start page" in visible_text(response.text)
+    text = visible_text(response.text)
+    assert "Go to the start page" in text
+    assert "Not found" in text
+    what = {"/nowhere": "There is no page at /nowhere.", "/g/{code}/rounds/12": "no round 12"}
+    assert what.get(path, "No game has the code nosuchgame") in text
 
 
 def test_rules_page_has_the_chart_and_the_scores(client):
@@ -275,7 +283,7 @@ def test_after_someone_else_saved_the_refused_form_can_still_save_on_the_second_
     # Another phone saves round 1 while this one is still typing.
     other = client.put(
         f"/api/games/{code}/rounds/1",
-        json={"results": [{"went_out": True}, {"points": 3}, {"points": 4}]},
+        json={"results": [{"went_out": True}, {"points": 5}, {"points": 4}]},
     )
     assert other.status_code == 200
     mine = round_form(3, went_out="1", points_0="9", points_2="8", version=str(game["version"]))

@@ -141,9 +141,16 @@ def test_a_replaced_scorekeeper_link_stops_streaming(server):
     viewer = Viewer(server, game["code"])
     viewer.next_event()
     _, fresh = call(server, "POST", f"/api/games/{game['code']}/scorekeeper-code")
-    assert viewer.response.read() == b""  # the stream ends without showing the new code
-    assert fresh["code"] != game["code"]
+    # The page hears that its link was replaced, then the stream ends; the new code never shows.
+    told = "".join(viewer.next_event()["data"])
+    assert "This scorekeeper link was replaced" in told
+    assert f"/g/{game['watch_code']}" in told
+    rest = viewer.response.read()
+    assert fresh["code"] not in told + rest.decode()
     viewer.close()
+    again = Viewer(server, game["code"])
+    assert again.response.status == 410
+    again.close()
 
 
 def test_the_watchers_stream_never_carries_the_scorekeeper_code(server):
@@ -154,7 +161,12 @@ def test_the_watchers_stream_never_carries_the_scorekeeper_code(server):
     watcher = Viewer(server, game["watch_code"])
     first = "".join(watcher.next_event()["data"])
     assert game["code"] not in first and "Correct round" not in first
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/2", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/2",
+        {"results": went_out_first(2, points=[0, 7])},
+    )
     assert "Correct round 2" in "".join(keeper.next_event()["data"])
     update = "".join(watcher.next_event()["data"])
     assert "Fives are wild" in update
@@ -190,10 +202,20 @@ def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server):
     with Session(engine) as session:
         older = load_game(session, code=game["code"])
     engine.dispose()
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/2", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/2",
+        {"results": went_out_first(2, points=[0, 7])},
+    )
     live.publish(game["watch_code"], replace(older, version=1))
     live.publish(game["watch_code"], replace(older, version=2))
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/3", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/3",
+        {"results": went_out_first(2, points=[0, 7])},
+    )
     ids = [watcher.next_event()["id"], watcher.next_event()["id"]]
     assert ids == ["3", "4"]
     watcher.close()

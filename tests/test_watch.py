@@ -16,6 +16,11 @@ API_WRITES = [
     ("post", "/api/games/{code}/finish", None),
     ("post", "/api/games/{code}/finish", {"anything": 1}),
     ("post", "/api/games/{code}/scorekeeper-code", None),
+    ("post", "/api/games/{code}/tiebreak", None),
+    ("post", "/api/games/{code}/players", {"name": "Eve", "seat": 1, "start": "average"}),
+    ("post", "/api/games/{code}/players", {"name": 7, "start": "nonsense"}),
+    ("delete", "/api/games/{code}/players/1", None),
+    ("delete", "/api/games/{code}/players/x", None),
 ]
 PAGE_WRITES = [
     ("post", "/g/{code}/rounds/1", {"went_out": "0", "save": "1"}),
@@ -23,6 +28,11 @@ PAGE_WRITES = [
     ("post", "/g/{code}/finish", {}),
     ("post", "/g/{code}/scorekeeper-code", {}),
     ("get", "/g/{code}/rounds/1", None),
+    ("post", "/g/{code}/tiebreak", {}),
+    ("get", "/g/{code}/players", None),
+    ("post", "/g/{code}/players", {"name": "Eve", "start": "zero"}),
+    ("post", "/g/{code}/players/1/leave", {}),
+    ("post", "/g/{code}/piles/1", {"closed": "1"}),
 ]
 
 
@@ -123,8 +133,65 @@ def test_replacing_from_the_page_moves_the_phone_to_the_new_link(client, new_gam
     assert response.status_code == 303
     new_code = response.headers["location"].rsplit("/", 1)[-1]
     assert new_code not in (game["code"], game["watch_code"])
-    assert client.get(f"/g/{game['code']}").status_code == 404
     assert client.get(f"/g/{new_code}").status_code == 200
+
+
+def test_a_replaced_scorekeeper_link_says_so_and_points_to_the_watch_link(client, new_game):
+    game = new_game()
+    fresh = client.post(f"/api/games/{game['code']}/scorekeeper-code").json()
+    for path in [f"/g/{game['code']}", f"/g/{game['code']}/rounds/1"]:
+        response = client.get(path)
+        assert response.status_code == 410
+        text = visible_text(response.text)
+        assert "This scorekeeper link was replaced" in text
+        assert "No game has this code" not in text
+        links = {a["href"] for a in elements(response.text, "a")}
+        assert f"/g/{game['watch_code']}" in links
+        assert f"/g/{fresh['code']}" not in response.text
+    saved = client.post(f"/g/{game['code']}/rounds/1", data={"went_out": "0", "save": "1"})
+    assert saved.status_code == 410
+    # The old code is kept only as a hash.
+    from sqlalchemy import text as sql
+
+    with client.app.state.engine.connect() as db:
+        kept = db.execute(sql("SELECT code_hash FROM replaced_code")).scalars().all()
+    assert len(kept) == 1 and game["code"] not in kept[0]
+
+
+def test_a_code_that_never_existed_is_still_404(client):
+    response = client.get("/g/neverexisted")
+    assert response.status_code == 404
+    text = visible_text(response.text)
+    assert "No game has the code neverexisted" in text
+    assert "Go to the start page" in text
+
+
+def test_share_panel_never_offers_a_loopback_address(database_url, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from app import addresses
+
+    monkeypatch.setattr(addresses, "lan_address", lambda: "192.168.1.20")
+    app = create_app(test_settings(database_url))
+    for base in ["http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000"]:
+        with TestClient(app, base_url=base) as local:
+            game = local.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
+            page = local.get(f"/g/{game['code']}").text
+            watch_link = elements(page, "input", id="watch-link")[0]["value"]
+            assert watch_link == f"http://192.168.1.20:8000/g/{game['watch_code']}"
+            keeper_link = elements(page, "input", id="keeper-link")[0]["value"]
+            assert keeper_link == f"http://192.168.1.20:8000/g/{game['code']}"
+
+
+def test_public_url_is_the_address_shared(database_url):
+    from fastapi.testclient import TestClient
+
+    settings = test_settings(database_url, public_url="http://cards.home:8080/")
+    with TestClient(create_app(settings), base_url="http://127.0.0.1:8000") as local:
+        game = local.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
+        page = local.get(f"/g/{game['code']}").text
+    watch_link = elements(page, "input", id="watch-link")[0]["value"]
+    assert watch_link == f"http://cards.home:8080/g/{game['watch_code']}"
 
 
 def test_links_follow_the_proxy_scheme_host_and_sub_path(database_url):

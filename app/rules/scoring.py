@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .cards import RANK_PLURALS, RANKS, Card, Decks
 
@@ -35,6 +36,25 @@ def max_leftover_points(*, cards_dealt: int, wild_rank: int, decks: Decks) -> in
     return sum(values[:cards_dealt])
 
 
+@lru_cache(maxsize=64)
+def reachable_points(*, cards_dealt: int, wild_rank: int, decks: Decks) -> frozenset[int]:
+    """Every total a leftover hand of that round could cost: at most cards_dealt cards, each
+    worth its face value, 20 for the wild rank or 50 for a joker, within the decks."""
+    # (points, how many cards of that worth the decks hold); the wild rank is worth 20.
+    worths = [(rank, decks.copies_of_rank) for rank in RANKS if rank != wild_rank]
+    worths += [(WILD_POINTS, decks.copies_of_rank), (JOKER_POINTS, decks.jokers)]
+    # by_count[n]: the totals of exactly n cards.
+    by_count: list[set[int]] = [{0}] + [set() for _ in range(cards_dealt)]
+    for points, copies in worths:
+        grown = [set(totals) for totals in by_count]
+        for count in range(cards_dealt + 1):
+            for total in by_count[count]:
+                for extra in range(1, min(copies, cards_dealt - count) + 1):
+                    grown[count + extra].add(total + extra * points)
+        by_count = grown
+    return frozenset().union(*by_count)
+
+
 @dataclass(frozen=True)
 class SeatResult:
     """What the scorekeeper entered for one seat: went out, the cards left, or a typed number."""
@@ -46,9 +66,9 @@ class SeatResult:
 
 @dataclass(frozen=True)
 class RoundOutcome:
-    """A valid round: the points of every seat and who went out."""
+    """A valid round: the points of every seat (None for a seat not in it) and who went out."""
 
-    scores: list[int]
+    scores: list[int | None]
     went_out: int
 
 
@@ -64,21 +84,37 @@ class RoundError(ValueError):
 
 
 def score_round(
-    results: Sequence[SeatResult],
+    results: Sequence[SeatResult | None],
     *,
     seat_names: Sequence[str],
     cards_dealt: int,
     wild_rank: int,
     decks: Decks,
+    players_in: Sequence[int] | None = None,
+    round_name: str = "this round",
 ) -> RoundOutcome:
-    """Check a round's results against the rules and the decks, and score them."""
+    """Check a round's results against the rules and the decks, and score them. results has
+    one entry per seat: None for each seat not in players_in (default: everyone plays)."""
     error = RoundError()
     if len(results) != len(seat_names):
         error.table_errors.append(
-            f"Enter a result for each of the {len(seat_names)} players, in seat order."
+            f"Enter a result for each of the {len(seat_names)} players, in seat order "
+            "(null for a seat not in this round)."
         )
         raise error
-    went_out = [seat for seat, result in enumerate(results) if result.went_out]
+    playing = set(range(len(seat_names)) if players_in is None else players_in)
+    for seat, result in enumerate(results):
+        name = seat_names[seat]
+        if seat in playing and result is None:
+            error.seat_errors[seat] = f"{name} plays {round_name}: enter {name}'s result."
+        elif seat not in playing and result is not None:
+            error.seat_errors[seat] = (
+                f"{name} is not in {round_name}: leave {name}'s result empty (null)."
+            )
+    if error.seat_errors:
+        raise error
+    played = [(seat, result) for seat, result in enumerate(results) if result is not None]
+    went_out = [seat for seat, result in played if result.went_out]
     if not went_out:
         error.table_errors.append("Choose the player who went out first.")
     elif len(went_out) > 1:
@@ -87,39 +123,53 @@ def score_round(
             f"Only one player goes out first, not {names}. Others who laid down everything "
             "score 0 with no cards."
         )
-    scores: list[int] = []
-    for seat, result in enumerate(results):
+    scores: list[int | None] = [None] * len(results)
+    for seat, result in played:
         name = seat_names[seat]
         if result.went_out:
             if result.cards or result.points:
                 error.seat_errors[seat] = f"{name} went out, so {name} has no cards left."
-            scores.append(0)
+            scores[seat] = 0
         elif result.points is not None:
-            scores.append(result.points)
-            message = _typed_points_error(result.points, cards_dealt, wild_rank, decks)
+            scores[seat] = result.points
+            message = typed_points_error(
+                result.points,
+                cards_dealt=cards_dealt,
+                wild_rank=wild_rank,
+                decks=decks,
+                round_name=round_name,
+            )
             if message:
                 error.seat_errors[seat] = message
         else:
             cards = result.cards or ()
-            scores.append(leftover_points(cards, wild_rank=wild_rank))
+            scores[seat] = leftover_points(cards, wild_rank=wild_rank)
             if len(cards) > cards_dealt:
                 error.seat_errors[seat] = (
                     f"{name} has {len(cards)} cards, but only {cards_dealt} were dealt this round."
                 )
-    error.table_errors.extend(_deck_errors(results, decks))
+    error.table_errors.extend(_deck_errors([result for _, result in played], decks))
     if error.seat_errors or error.table_errors:
         raise error
     return RoundOutcome(scores=scores, went_out=went_out[0])
 
 
-def _typed_points_error(points: int, cards_dealt: int, wild_rank: int, decks: Decks) -> str:
+def typed_points_error(
+    points: int, *, cards_dealt: int, wild_rank: int, decks: Decks, round_name: str
+) -> str:
+    """Why no leftover hand of that round can cost points ("" when one can)."""
     if points < 0:
         return "Points cannot be negative."
     if points in (1, 2):
         return "No card is worth 1 or 2 points: the lowest card is a 3."
     most = max_leftover_points(cards_dealt=cards_dealt, wild_rank=wild_rank, decks=decks)
     if points > most:
-        return f"{points} is too many: {cards_dealt} leftover cards cost at most {most} this round."
+        return (
+            f"{points} is too many: {cards_dealt} leftover cards cost at most {most} "
+            f"in {round_name}."
+        )
+    if points not in reachable_points(cards_dealt=cards_dealt, wild_rank=wild_rank, decks=decks):
+        return f"No {cards_dealt} cards left in {round_name} add up to {points}."
     return ""
 
 

@@ -132,6 +132,36 @@ def solve(
     return _Solver(hand, wild).solve(discard)
 
 
+def check_hand_size(card_count: int, *, cards_dealt: int, discard: bool) -> None:
+    """ValueError unless a hand of that round holds card_count cards: exactly the cards
+    dealt, or one more just after drawing (when a discard is asked for)."""
+    wanted = cards_dealt + 1 if discard else cards_dealt
+    if card_count != wanted:
+        after = "just after drawing, " if discard else ""
+        raise ValueError(
+            f"{cards_dealt} cards were dealt this round: a hand {after}holds exactly "
+            f"{wanted} cards, not {card_count}."
+        )
+
+
+def round_wild_rank(wild_rank: str | int | None, cards_dealt: int | None) -> int:
+    """The wild rank of a round: given, or the one matching the cards dealt (they always
+    match); ValueError when neither is given or they disagree."""
+    if cards_dealt is not None and cards_dealt not in RANKS:
+        raise ValueError(f"{cards_dealt} cards are never dealt: rounds deal 3 to 13.")
+    if wild_rank is None:
+        if cards_dealt is None:
+            raise ValueError("Give the wild rank, or the cards dealt this round.")
+        return cards_dealt
+    wild = _parse_wild_rank(wild_rank)
+    if cards_dealt is not None and wild != cards_dealt:
+        raise ValueError(
+            f"With {cards_dealt} cards dealt the wild rank is {RANK_CODES[cards_dealt]}, "
+            f"not {RANK_CODES[wild]}: the wild rank always matches the cards dealt."
+        )
+    return wild
+
+
 # --- input ---------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """The JSON API: thin routes over the games service."""
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, status
 from fastapi.responses import JSONResponse
@@ -14,28 +14,40 @@ from ..games import (
     GameNotFound,
     GameState,
     NoSuchRound,
+    NoSuchSeat,
+    PlayerError,
     ReadOnlyLink,
     StaleVersion,
+    add_player,
+    add_tiebreak,
     create_game,
     finish_game,
     load_game,
     parse_cards,
+    remove_player,
     replace_keeper_code,
     save_round,
 )
 from ..rules.cards import CardError, Decks
+from ..rules.schedule import RoundOrder
 from ..rules.scoring import RoundError, SeatResult
-from ..rules.solver import solve
+from ..rules.solver import check_hand_size, round_wild_rank, solve
 
 router = APIRouter(prefix="/api", tags=["games"])
 
 
 class GameCreate(BaseModel):
-    """A new game: names in clockwise seat order, and who deals first."""
+    """A new game: names in clockwise seat order (one name: solitaire), who deals first,
+    and the order of the rounds."""
 
     model_config = ConfigDict(extra="forbid")
     players: list[str] = Field(min_length=1, max_length=50)
     first_dealer: int = 0
+    order: RoundOrder = Field(
+        default="up",
+        description='"up": 3 cards first (the rulebook); house rules: "down" (13 cards, '
+        'Kings wild, first) or "shuffled" (a random order fixed when the game starts)',
+    )
 
 
 class SeatResultIn(BaseModel):
@@ -55,24 +67,59 @@ class SeatResultIn(BaseModel):
 
 
 class RoundSave(BaseModel):
-    """Every seat's result for one round, in seat order; version guards against overwrites."""
+    """Every seat's result for one round, in seat order (null for a seat not in the round;
+    solitaire: one result, the pile); version guards against overwrites."""
 
     model_config = ConfigDict(extra="forbid")
-    results: list[SeatResultIn] = Field(max_length=50)
+    results: list[SeatResultIn | None] = Field(max_length=50)
     version: int | None = None
+
+
+class PlayerJoin(BaseModel):
+    """A player sitting down mid-game: at clockwise position seat (default: last), starting
+    with zero, the highest total so far, the rounded average, or a number of points."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+    seat: int | None = None
+    start: Literal["zero", "highest", "average"] | int = "zero"
+
+
+class Group(BaseModel):
+    kind: Literal["book", "run"]
+    cards: list[str]
+    stands_for: list[str | None]
 
 
 class RoundPublic(BaseModel):
     number: int
+    kind: Literal["round", "tiebreak"] = Field(
+        description='"round" for the eleven rounds (or piles), "tiebreak" for a tie-break'
+    )
     cards_dealt: int
     wild_rank: str
     dealer: int
     first_player: int
+    players_in: list[int] = Field(description="The seats that play this round")
     went_out: int | None
-    scores: list[int] | None
+    scores: list[int | None] | None = Field(description="Per seat; null for a seat not in it")
     cards: list[list[str] | None] | None = Field(
-        description="Per seat, the leftover cards entered on the picker (null: typed or went out)"
+        description="Per seat, the cards entered on the picker (null: typed, went out or not "
+        "in the round); in solitaire, the whole pile"
     )
+    groups: list[Group] | None = Field(
+        default=None, description="Solitaire: the pile's best books and runs"
+    )
+    leftover: list[str] | None = Field(
+        default=None, description="Solitaire: the pile's cards left over, which score"
+    )
+
+
+class SeatPublic(BaseModel):
+    name: str
+    start_points: int = Field(description="Points a player who joined mid-game started with")
+    joined_round: int | None = Field(description="The first round played, if joined mid-game")
+    left_round: int | None = Field(description="The first round no longer played, if left")
 
 
 class GamePublic(BaseModel):
@@ -81,7 +128,10 @@ class GamePublic(BaseModel):
     watch_code: str | None = Field(
         default=None, description="The read-only code (only in the scorekeeper's answers)"
     )
+    mode: Literal["game", "solitaire"]
+    order: RoundOrder
     players: list[str]
+    seats: list[SeatPublic]
     first_dealer: int
     rounds: list[RoundPublic]
     totals: list[int]
@@ -89,6 +139,12 @@ class GamePublic(BaseModel):
     leaders: list[int]
     finished: bool
     winners: list[int]
+    won: bool | None = Field(
+        description="Solitaire, once every pile is saved: true if every pile closed"
+    )
+    can_tiebreak: bool = Field(
+        description="The game is over and the lowest total is shared: a tie-break may be played"
+    )
     version: int
 
 
@@ -98,15 +154,22 @@ def game_public(state: GameState) -> dict[str, Any]:
     rounds = [
         RoundPublic(
             number=r.number,
+            kind=r.kind,
             cards_dealt=r.cards_dealt,
             wild_rank=r.wild_rank_code,
             dealer=r.dealer,
             first_player=r.first_player,
+            players_in=list(r.players_in),
             went_out=r.went_out,
             scores=r.scores,
             cards=None
             if r.entries is None
-            else [None if e.cards is None else [c.code for c in e.cards] for e in r.entries],
+            else [
+                None if e is None or e.cards is None else [c.code for c in e.cards]
+                for e in r.entries
+            ],
+            groups=None if r.layout is None else r.layout["groups"],
+            leftover=None if r.layout is None else r.layout["leftover"],
         )
         for r in state.rounds
     ]
@@ -114,7 +177,18 @@ def game_public(state: GameState) -> dict[str, Any]:
         code=state.code,
         can_edit=state.can_edit,
         watch_code=state.watch_code if state.can_edit else None,
+        mode=state.mode,
+        order=state.order,
         players=list(state.players),
+        seats=[
+            SeatPublic(
+                name=seat.name,
+                start_points=seat.start_points,
+                joined_round=seat.joined_round,
+                left_round=seat.left_round,
+            )
+            for seat in state.seats
+        ],
         first_dealer=state.first_dealer,
         rounds=rounds,
         totals=state.totals,
@@ -122,6 +196,8 @@ def game_public(state: GameState) -> dict[str, Any]:
         leaders=state.leaders,
         finished=state.finished,
         winners=state.winners,
+        won=state.won,
+        can_tiebreak=state.can_tiebreak and state.can_edit,
         version=state.version,
     ).model_dump(exclude=None if state.can_edit else {"watch_code"})
 
@@ -168,7 +244,9 @@ KeeperCode = Annotated[str, Depends(scorekeeper_code)]
 def create(body: GameCreate, session: SessionDep) -> Any:
     """Start a game."""
     try:
-        state = create_game(session, players=body.players, first_dealer=body.first_dealer)
+        state = create_game(
+            session, players=body.players, first_dealer=body.first_dealer, order=body.order
+        )
     except GameError as error:
         return _error(422, str(error))
     return JSONResponse(game_public(state), status_code=201)
@@ -190,7 +268,9 @@ def put_round(
     """Save or correct one round."""
     try:
         results = [
-            SeatResult(
+            None
+            if entry is None
+            else SeatResult(
                 went_out=entry.went_out,
                 cards=None if entry.cards is None else parse_cards(entry.cards),
                 points=entry.points,
@@ -226,6 +306,54 @@ def finish(code: KeeperCode, session: SessionDep) -> Any:
         return _error(409, str(error))
 
 
+@router.post(
+    "/games/{code}/tiebreak",
+    status_code=status.HTTP_201_CREATED,
+    response_model=GamePublic,
+    responses={**WRITE_ERRORS, 409: {"description": "No shared lowest total to break"}},
+)
+def tiebreak(code: KeeperCode, session: SessionDep) -> Any:
+    """Deal a 6-card tie-break round to the players sharing the lowest total."""
+    try:
+        return JSONResponse(game_public(add_tiebreak(session, code=code)), status_code=201)
+    except GameError as error:
+        return _error(409, str(error))
+
+
+@router.post(
+    "/games/{code}/players",
+    status_code=status.HTTP_201_CREATED,
+    response_model=GamePublic,
+    responses=WRITE_ERRORS,
+)
+def join(code: KeeperCode, body: Annotated[PlayerJoin, Body()], session: SessionDep) -> Any:
+    """Seat a new player from the next unsaved round on."""
+    try:
+        state = add_player(session, code=code, name=body.name, seat=body.seat, start=body.start)
+    except PlayerError as error:
+        return _error(422, str(error))
+    except GameError as error:
+        return _error(409, str(error))
+    return JSONResponse(game_public(state), status_code=201)
+
+
+@router.delete("/games/{code}/players/{seat}", response_model=GamePublic, responses=WRITE_ERRORS)
+def leave(
+    code: KeeperCode,
+    seat: Annotated[int, Path(description="The seat of the player who leaves, from 0")],
+    session: SessionDep,
+) -> Any:
+    """Take a player out from the next unsaved round on; their total stays on the sheet."""
+    try:
+        return JSONResponse(game_public(remove_player(session, code=code, seat=seat)))
+    except NoSuchSeat as error:
+        return _error(404, str(error))
+    except PlayerError as error:
+        return _error(422, str(error))
+    except GameError as error:
+        return _error(409, str(error))
+
+
 @router.post("/games/{code}/scorekeeper-code", response_model=GamePublic, responses=WRITE_ERRORS)
 def replace_code(code: KeeperCode, session: SessionDep) -> Any:
     """Replace the scorekeeper code; the old one stops working at once."""
@@ -238,7 +366,16 @@ class HandCheck(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     cards: list[str] = Field(max_length=60)
-    wild_rank: str | int
+    wild_rank: str | int | None = Field(
+        default=None, description="The wild rank; with cards_dealt it may be left out"
+    )
+    cards_dealt: int | None = Field(
+        default=None,
+        ge=3,
+        le=13,
+        description="The round's cards dealt: the hand then holds exactly that many cards, "
+        "or one more with discard",
+    )
     discard: bool = False
     games: int = Field(
         default=1, ge=1, le=2, description="2 for two games combined (8 to 14 players)"
@@ -249,7 +386,10 @@ class HandCheck(BaseModel):
 def solve_hand(body: HandCheck) -> Any:
     """The best books and runs for a hand, and the fewest points it can be left with."""
     try:
-        solution = solve(body.cards, body.wild_rank, body.discard, decks=Decks(body.games))
+        wild_rank = round_wild_rank(body.wild_rank, body.cards_dealt)
+        if body.cards_dealt is not None:
+            check_hand_size(len(body.cards), cards_dealt=body.cards_dealt, discard=body.discard)
+        solution = solve(body.cards, wild_rank, body.discard, decks=Decks(body.games))
     except ValueError as error:
         return _error(422, str(error))
     return solution.to_dict()

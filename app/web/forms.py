@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..games import GameState, RoundState, SeatEntry
 from ..rules.cards import JOKER, MAX_PLAYERS, RANK_CODES, RANK_NAMES, RANKS, CardError, parse_card
-from ..rules.schedule import ROUND_COUNT, wild_rank
+from ..rules.schedule import ROUND_COUNT, ROUND_ORDERS, RoundOrder, cards_dealt
 from ..rules.scoring import JOKER_POINTS, SeatResult, card_points
 from ..rules.solver import MAX_HAND
 
@@ -67,22 +67,36 @@ class RoundForm:
     conflict: bool = False
     # The version "Replace it with mine" was offered against; only that button sends it.
     replace_version: int | None = None
+    players_in: tuple[int, ...] | None = None
+    """The seats in this round (None: everyone); the others get no result."""
 
     @classmethod
     def blank(cls, state: GameState, round_state: RoundState) -> RoundForm:
         """An empty form, or the saved round's entries ready to correct."""
         if round_state.entries is None:
             seats = [SeatForm() for _ in state.players]
-            return cls(number=round_state.number, seats=seats, version=state.version)
+            return cls(
+                number=round_state.number,
+                seats=seats,
+                version=state.version,
+                players_in=round_state.players_in,
+            )
         return cls(
             number=round_state.number,
             seats=[_seat_from_entry(entry) for entry in round_state.entries],
             went_out=round_state.went_out,
             version=state.version,
+            players_in=round_state.players_in,
         )
 
     @classmethod
-    def parse(cls, number: int, fields: Mapping[str, str], seat_count: int) -> RoundForm:
+    def parse(
+        cls,
+        number: int,
+        fields: Mapping[str, str],
+        seat_count: int,
+        players_in: tuple[int, ...] | None = None,
+    ) -> RoundForm:
         """Read the posted form; anything unreadable becomes a message, never an exception."""
         seats = []
         for seat in range(seat_count):
@@ -90,7 +104,7 @@ class RoundForm:
             typed = fields.get(f"points_{seat}", "").strip()
             zero = bool(fields.get(f"zero_{seat}"))
             seats.append(SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed, zero=zero))
-        form = cls(number=number, seats=seats)
+        form = cls(number=number, seats=seats, players_in=players_in)
         form.went_out = _seat_index(fields.get("went_out", ""), seat_count)
         form.version = _int_or_none(fields.get("version", ""))
         form.replace_version = _int_or_none(fields.get("replace", ""))
@@ -117,12 +131,18 @@ class RoundForm:
             return True
         return False
 
-    def results(self, names: Sequence[str]) -> list[SeatResult] | None:
-        """The seats' results for the rules, or None after noting each unreadable entry
-        and each seat left empty without saying so (a forgotten player is not a 0)."""
-        results = []
+    def plays(self, seat: int) -> bool:
+        return self.players_in is None or seat in self.players_in
+
+    def results(self, names: Sequence[str]) -> list[SeatResult | None] | None:
+        """The seats' results for the rules (None for a seat not in the round), or None
+        after noting each unreadable entry and each seat left empty without saying so (a
+        forgotten player is not a 0)."""
+        results: list[SeatResult | None] = []
         for seat, entry in enumerate(self.seats):
-            if seat == self.went_out:
+            if not self.plays(seat):
+                results.append(None)
+            elif seat == self.went_out:
                 results.append(SeatResult(went_out=True))
             elif not (entry.typed or entry.cards or entry.zero) and self.went_out is not None:
                 name = names[seat]
@@ -156,11 +176,14 @@ class RoundForm:
 
 @dataclass
 class NewGameForm:
-    """The new game form: names in seat order and who deals first."""
+    """The new game form: a game or solitaire, names in seat order, who deals first, and
+    the order of the rounds."""
 
     names: list[str]
     first_dealer: int = 0
     error: str = ""
+    mode: str = "game"
+    order: RoundOrder = "up"
 
     @classmethod
     def blank(cls) -> NewGameForm:
@@ -170,7 +193,9 @@ class NewGameForm:
     def parse(cls, fields: Mapping[str, str]) -> NewGameForm:
         names = [fields.get(f"name_{i}", "") for i in range(MAX_PLAYERS) if f"name_{i}" in fields]
         first = _int_or_none(fields.get("first_dealer", "0")) or 0
-        return cls(names=[n[:60] for n in names], first_dealer=first)
+        mode = "solitaire" if fields.get("mode") == "solitaire" else "game"
+        order = next((o for o in ROUND_ORDERS if o == fields.get("order")), "up")
+        return cls(names=[n[:60] for n in names], first_dealer=first, mode=mode, order=order)
 
     def apply_action(self, fields: Mapping[str, str]) -> bool:
         """Add, remove or move a seat, as the button pressed asks; True if it was one."""
@@ -207,7 +232,42 @@ class NewGameForm:
         return [name for _, name in filled], first
 
 
-def _seat_from_entry(entry: SeatEntry) -> SeatForm:
+@dataclass
+class JoinForm:
+    """A player sitting down mid-game: name, where they sit, and what they start with."""
+
+    name: str = ""
+    seat: int | None = None
+    start_choice: str = "zero"
+    start_points: str = ""
+    error: str = ""
+
+    @classmethod
+    def parse(cls, fields: Mapping[str, str]) -> JoinForm:
+        form = cls(
+            name=fields.get("name", "")[:60],
+            start_choice=fields.get("start", "zero"),
+            start_points=fields.get("start_points", "").strip()[:6],
+        )
+        seat_text = fields.get("seat", "").strip()
+        if seat_text not in ("", "last"):
+            form.seat = _int_or_none(seat_text)
+            if form.seat is None:
+                form.error = "Choose where the new player sits."
+        if form.start_choice == "points" and _int_or_none(form.start_points) is None:
+            form.error = "Type the points the new player starts with, or choose another start."
+        return form
+
+    def start(self) -> str | int:
+        """What the service takes: zero, highest, average or a number of points."""
+        if self.start_choice == "points":
+            return _int_or_none(self.start_points) or 0
+        return self.start_choice
+
+
+def _seat_from_entry(entry: SeatEntry | None) -> SeatForm:
+    if entry is None:
+        return SeatForm()
     if entry.cards is not None:
         return SeatForm(cards=[card.code for card in entry.cards], zero=not entry.cards)
     if entry.went_out:
@@ -269,9 +329,10 @@ def suit_grid() -> list[list[CardFace]]:
 
 @dataclass
 class HandForm:
-    """The hand checker's form: the round, the cards tapped, and whether to find a discard."""
+    """The hand checker's form: the round's cards dealt, the cards tapped, and whether to
+    find a discard."""
 
-    round_number: int = 1
+    cards_dealt: int = 3
     cards: list[str] = field(default_factory=list)
     discard: bool = False
     games: int = 1
@@ -279,13 +340,22 @@ class HandForm:
 
     @classmethod
     def parse(cls, fields: Mapping[str, str]) -> HandForm:
-        """Read the query string; a bad value becomes a message, never an exception."""
+        """Read the query string; a bad value becomes a message, never an exception. The
+        round is given by its cards dealt (any order of rounds), or by its number in the
+        rulebook's order."""
         form = cls()
-        number = _int_or_none(fields.get("round", "1"))
-        if number is None or not 1 <= number <= ROUND_COUNT:
-            form.error = f"Choose a round from 1 to {ROUND_COUNT}."
+        if "cards_dealt" in fields:
+            dealt = _int_or_none(fields.get("cards_dealt", ""))
+            if dealt is None or not 3 <= dealt <= 13:
+                form.error = "Choose how many cards were dealt: 3 to 13."
+            else:
+                form.cards_dealt = dealt
         else:
-            form.round_number = number
+            number = _int_or_none(fields.get("round", "1"))
+            if number is None or not 1 <= number <= ROUND_COUNT:
+                form.error = f"Choose a round from 1 to {ROUND_COUNT}."
+            else:
+                form.cards_dealt = cards_dealt(number)
         form.cards = [c.strip().upper() for c in fields.get("cards", "").split(",") if c.strip()]
         form.discard = fields.get("discard", "") in ("1", "on", "true")
         form.games = 2 if fields.get("games") == "2" else 1
@@ -299,11 +369,47 @@ class HandForm:
 
     @property
     def wild_rank(self) -> int:
-        return wild_rank(self.round_number)
+        """The wild rank always matches the cards dealt."""
+        return self.cards_dealt
+
+    @property
+    def wanted(self) -> int:
+        """How many cards the hand holds: the cards dealt, one more just after drawing."""
+        return self.cards_dealt + 1 if self.discard else self.cards_dealt
+
+    @property
+    def cards_to_tap(self) -> str:
+        """What to tap, in a player's words."""
+        if self.discard:
+            return (
+                f"Tap the {self.wanted} cards in the hand: the {self.cards_dealt} dealt "
+                "and the one just drawn."
+            )
+        return f"Tap the {self.wanted} cards in the hand."
+
+    @property
+    def still_to_tap(self) -> str:
+        """ "" once the hand holds the right number of cards; else how many to tap."""
+        missing = self.wanted - len(self.cards)
+        if missing <= 0:
+            return ""
+        return f"Tap {missing} more card{'s' if missing > 1 else ''}: the hand holds {self.wanted}."
+
+    def count_error(self) -> str:
+        """Too many cards for this round, in a player's words ("" otherwise)."""
+        extra = len(self.cards) - self.wanted
+        if extra <= 0:
+            return ""
+        return (
+            f"{len(self.cards)} cards is too many: {self.cards_dealt} were dealt"
+            f"{', and one was drawn' if self.discard else ''}. Remove {extra}."
+        )
 
     def faces(self) -> list[CardFace] | None:
         """The tapped cards' faces, or None (with a message) when a code is not a card."""
         try:
+            for code in self.cards:
+                parse_card(code, suit_required=True)
             return [card_face(code) for code in self.cards]
         except CardError as error:
             self.error = str(error)

@@ -14,6 +14,7 @@ from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 from sqlmodel import select
 
+from ..addresses import shared_base
 from ..config import PROJECT_DIR
 from ..db import SessionDep
 from ..games import (
@@ -22,11 +23,15 @@ from ..games import (
     GameState,
     NoSuchRound,
     ReadOnlyLink,
+    ReplacedLink,
     RoundState,
     StaleVersion,
+    add_player,
+    add_tiebreak,
     create_game,
     finish_game,
     load_game,
+    remove_player,
     replace_keeper_code,
     save_round,
 )
@@ -34,7 +39,16 @@ from ..rules.cards import RANK_CODES, RANK_PLURALS, Decks
 from ..rules.schedule import ROUND_COUNT, plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
 from ..rules.solver import has_wild_only_group, solve
-from .forms import HandForm, NewGameForm, RoundForm, card_face, chip_face, keypad, suit_grid
+from .forms import (
+    HandForm,
+    JoinForm,
+    NewGameForm,
+    RoundForm,
+    card_face,
+    chip_face,
+    keypad,
+    suit_grid,
+)
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
@@ -43,8 +57,7 @@ templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
 @pass_context
 def url_path(context: Context, name: str, /, **params: Any) -> str:
     """A link as a path (with ROOT_PATH), so one rendering serves every viewer's host."""
-    request: Request = context["request"]
-    return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
+    return url_path_for(context["request"], name, **params)
 
 
 templates.env.globals.update(
@@ -102,9 +115,30 @@ async def posted_fields(request: Request) -> dict[str, str]:
     return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
 
 
-def error_page(request: Request, message: str, *, status_code: int) -> Response:
+ERROR_HEADINGS = {404: "Not found", 410: "This link was replaced"}
+
+
+def error_page(
+    request: Request, message: str, *, status_code: int, watch_url: str | None = None
+) -> Response:
     """A page that says what went wrong and where to go next."""
-    return render(request, "error.html", {"message": message}, status_code=status_code)
+    context = {
+        "heading": ERROR_HEADINGS.get(status_code, "Something is not right"),
+        "message": message,
+        "watch_url": watch_url,
+    }
+    return render(request, "error.html", context, status_code=status_code)
+
+
+def replaced_link_page(request: Request, replaced: ReplacedLink) -> Response:
+    """410 for a replaced scorekeeper link, pointing to the game's watch link."""
+    watch_url = url_path_for(request, "game_page", code=replaced.watch_code)
+    return error_page(request, str(replaced), status_code=410, watch_url=watch_url)
+
+
+def url_path_for(request: Request, name: str, /, **params: Any) -> str:
+    """A path within this app (with ROOT_PATH), for links on pages and in live updates."""
+    return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
 
 
 def remembered_codes(request: Request) -> list[str]:
@@ -155,7 +189,13 @@ async def new_game(request: Request, session: SessionDep) -> Response:
     if not form.apply_action(fields):
         names, first_dealer = form.players()
         try:
-            state = create_game(session, players=names, first_dealer=first_dealer)
+            state = create_game(
+                session,
+                players=names,
+                first_dealer=first_dealer,
+                order=form.order,
+                mode="solitaire" if form.mode == "solitaire" else "game",
+            )
         except GameError as error:
             form.error = str(error)
         else:
@@ -186,6 +226,8 @@ def round_page(request: Request, code: Code, number: int, session: SessionDep) -
     """Enter or correct one round."""
     state = _load_for_edit(session, code)
     round_state = _round_or_404(state, number)
+    if state.is_solitaire:
+        return RedirectResponse(request.url_for("pile_page", code=code, number=number), 303)
     if round_state.entries is None and (state.current_round is not round_state):
         return RedirectResponse(request.url_for("game_page", code=code), 303)
     form = RoundForm.blank(state, round_state)
@@ -199,7 +241,8 @@ async def post_round(request: Request, code: Code, number: int, session: Session
     state = _load_for_edit(session, code)
     _round_or_404(state, number)
     fields = await posted_fields(request)
-    form = RoundForm.parse(number, fields, len(state.players))
+    players_in = state.round(number).players_in
+    form = RoundForm.parse(number, fields, len(state.players), players_in)
     from_game_page = fields.get("from") == "game"
     if fields.get("keep"):
         # "Keep the saved round": drop this phone's entries, show the game as saved.
@@ -233,6 +276,51 @@ def finish_page(request: Request, code: Code, session: SessionDep) -> Response:
     return RedirectResponse(request.url_for("game_page", code=code), 303)
 
 
+@router.post("/g/{code}/tiebreak")
+def tiebreak_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Deal a tie-break round to the players sharing the lowest total."""
+    _load_for_edit(session, code)
+    try:
+        add_tiebreak(session, code=code)
+    except GameError as error:
+        return error_page(request, str(error), status_code=409)
+    return redirect(request, request.url_for("game_page", code=code))
+
+
+@router.get("/g/{code}/players")
+def players_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Someone joins or leaves: from the next round on, the deal staying put."""
+    return _players_response(request, _load_for_edit(session, code))
+
+
+@router.post("/g/{code}/players")
+async def join_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Seat a new player from the next round on; a problem keeps what was typed."""
+    state = _load_for_edit(session, code)
+    join = JoinForm.parse(await posted_fields(request))
+    if not join.error:
+        try:
+            add_player(session, code=code, name=join.name, seat=join.seat, start=join.start())
+        except GameError as error:
+            session.rollback()
+            join.error = str(error)
+        else:
+            return redirect(request, request.url_for("game_page", code=code))
+    return _players_response(request, state, join=join, status_code=422)
+
+
+@router.post("/g/{code}/players/{seat}/leave")
+def leave_page(request: Request, code: Code, seat: int, session: SessionDep) -> Response:
+    """Take a player out of the game from the next round on."""
+    state = _load_for_edit(session, code)
+    try:
+        remove_player(session, code=code, seat=seat)
+    except GameError as error:
+        session.rollback()
+        return _players_response(request, state, leave_error=str(error), status_code=422)
+    return redirect(request, request.url_for("game_page", code=code))
+
+
 @router.post("/g/{code}/scorekeeper-code")
 def replace_code_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Replace the scorekeeper link; this phone moves to the new one."""
@@ -248,8 +336,10 @@ def hand_page(request: Request) -> Response:
     """The hand checker: tap a hand, see its best books and runs and what it costs."""
     form = HandForm.parse(request.query_params)
     faces = form.faces()
+    if not form.error:
+        form.error = form.count_error()
     solution = None
-    if faces and not form.error:
+    if faces and not form.error and not form.still_to_tap:
         try:
             solution = solve(form.cards, form.wild_rank, form.discard, decks=Decks(form.games))
         except ValueError as error:
@@ -323,28 +413,59 @@ def _game_response(
     status_code: int = 200,
     saved_round: int | None = None,
 ) -> Response:
+    if state.is_solitaire:
+        return render(
+            request, "solitaire.html", {"state": state}, block="game", status_code=status_code
+        )
     current = state.current_round
     if form is None and current is not None:
         form = RoundForm.blank(state, current)
+    # A form sent back with a problem stays on its own round, even if the game moved on.
+    entry_round = state.round(form.number) if form else None
     context = {
         "state": state,
         "current": current,
         "form": form,
-        # A form sent back with a problem stays on its own round, even if the game moved on.
-        "entry_round": state.round(form.number) if form else None,
-        "decks": state.decks,
+        "entry_round": entry_round,
+        # Deck limits follow the players in the round being entered.
+        "decks": entry_round.decks if entry_round else state.decks,
         "share": share_links(request, state),
         "saved_round": saved_round,
+        "shared": request.query_params.get("shared") == "1",
     }
     return render(request, "game.html", context, block="game", status_code=status_code)
 
 
+def _players_response(
+    request: Request,
+    state: GameState,
+    *,
+    join: JoinForm | None = None,
+    leave_error: str = "",
+    status_code: int = 200,
+) -> Response:
+    context = {
+        "state": state,
+        "current": state.current_round,
+        "join": join or JoinForm(),
+        "leave_error": leave_error,
+    }
+    return render(request, "players.html", context, status_code=status_code)
+
+
 def share_links(request: Request, state: GameState) -> dict[str, str]:
-    """The watch link (and, for the scorekeeper, their own link) as full URLs and QR codes."""
-    watch_url = str(request.url_for("game_page", code=state.watch_code))
+    """The watch link (and, for the scorekeeper, their own link) as full URLs and QR codes,
+    at an address the other phones can reach (never this machine's loopback)."""
+    base = shared_base(
+        request.app.state.settings,
+        scheme=request.url.scheme,
+        host=request.url.hostname or "",
+        port=request.url.port,
+    )
+    watch_url = base + url_path_for(request, "game_page", code=state.watch_code)
     links = {"watch_url": watch_url, "watch_qr": qr_svg(watch_url)}
     if state.can_edit:
-        keeper_url = str(request.url_for("game_page", code=state.code))
+        keeper_url = base + url_path_for(request, "game_page", code=state.code)
         links.update(keeper_url=keeper_url, keeper_qr=qr_svg(keeper_url))
     return links
 
@@ -378,15 +499,33 @@ def live_update(request: Request, state: GameState) -> str:
     return _BETWEEN_TAGS.sub("> <", "".join(parts))
 
 
+def replaced_update(request: Request, watch_code: str) -> str:
+    """What an open page of a replaced scorekeeper link shows instead of the game."""
+    context = {
+        "request": request,
+        "heading": ERROR_HEADINGS[410],
+        "message": str(ReplacedLink(watch_code)),
+        "watch_url": url_path_for(request, "game_page", code=watch_code),
+    }
+    html = render_block(templates.env, "error.html", "problem", context)
+    # Replacing the page's main region also drops its live stream: nothing is left to follow.
+    return _BETWEEN_TAGS.sub("> <", f'<hx-partial hx-target="#main">{html}</hx-partial>')
+
+
 def _round_context(state: GameState, form: RoundForm) -> dict[str, Any]:
-    return {"state": state, "round": state.round(form.number), "form": form, "decks": state.decks}
+    round_state = state.round(form.number)
+    return {"state": state, "round": round_state, "form": form, "decks": round_state.decks}
 
 
 def _load_or_404(session: SessionDep, code: str) -> GameState:
     try:
         return load_game(session, code=code)
+    except ReplacedLink:
+        raise  # answered with its own page (410), pointing to the watch link
     except GameNotFound as error:
-        raise HTTPException(404, str(error)) from error
+        shown = code if len(code) <= 24 else code[:24] + "…"
+        message = f"No game has the code {shown}. Check the link, or start a new game."
+        raise HTTPException(404, message) from error
 
 
 def _load_for_edit(session: SessionDep, code: str) -> GameState:

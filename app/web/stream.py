@@ -10,8 +10,8 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from .. import live
-from ..games import GameNotFound, GameState, load_game
-from .pages import live_update
+from ..games import GameNotFound, GameState, ReplacedLink, load_game
+from .pages import live_update, replaced_update
 
 router = APIRouter(include_in_schema=False)
 
@@ -38,9 +38,11 @@ def load_briefly(request: Request, code: str) -> GameState:
 
 
 def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
-    """The game, or a 404 before the stream starts."""
+    """The game, or a 404 (410 for a replaced scorekeeper link) before the stream starts."""
     try:
         return load_briefly(request, code)
+    except ReplacedLink as error:
+        raise HTTPException(410, str(error)) from error
     except GameNotFound as error:
         raise HTTPException(404, str(error)) from error
 
@@ -62,7 +64,9 @@ async def game_events(
                 continue
             shown_version = state.version
             if code not in (state.code, state.watch_code):
-                return  # the scorekeeper link was replaced: this page must not see the new one
+                # The scorekeeper link was replaced: the page says so, and never sees the new one.
+                yield ServerSentEvent(raw_data=replaced_update(request, state.watch_code))
+                return
             shown = state if code == state.code else state.for_watchers()
             yield ServerSentEvent(raw_data=rendered_once(request, shown), id=str(state.version))
             state = await subscription.next_state()

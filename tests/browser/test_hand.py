@@ -9,23 +9,31 @@ pytestmark = pytest.mark.browser
 
 
 def tap(page, *names, within=None):
+    """Tap cards by name ("Seven of hearts"); a key's name starts with its rank ("7 ...")."""
     grid = (within or page).get_by_role("group", name="Add a card to the hand")
     for name in names:
-        grid.get_by_role("button", name=name, exact=True).click()
+        rank = {"Jack": "J", "Queen": "Q", "King": "K"}.get(name.split()[0])
+        number = ["Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"]
+        if name.split()[0] in number:
+            rank = str(number.index(name.split()[0]) + 3)
+        grid.get_by_role("button", name=f"{rank} {name}" if rank else name, exact=True).click()
 
 
 def test_a_hand_that_goes_out_and_one_that_cannot(phone, live_server, screenshots):
     phone.goto(live_server.url + "/hand")
-    phone.get_by_label("Round").select_option("3")  # fives wild
+    phone.get_by_label("Round").select_option("6")  # 6 cards, sixes wild
     phone.get_by_label("I just drew: pick my discard").check()
-    tap(phone, "Seven of hearts", "Eight of hearts", "Five of stars", "Joker", "King of diamonds")
+    expect(phone.get_by_text("Tap the 7 cards in the hand")).to_be_visible()
+    tap(phone, "Three of clubs", "Three of spades", "Three of hearts", "Seven of hearts")
+    expect(phone.get_by_text("Tap 3 more cards: the hand holds 7.")).to_be_visible()
+    tap(phone, "Nine of hearts", "Six of stars", "King of diamonds")
     verdict = phone.get_by_text("This hand goes out: discard the King of diamonds.")
     expect(verdict).to_be_visible()
-    expect(phone.get_by_role("img", name="Five of stars as Nine of hearts")).to_be_visible()
+    expect(phone.get_by_role("img", name="Six of stars as Eight of hearts")).to_be_visible()
     phone.screenshot(path=screenshots / "hand-goes-out.png", full_page=True)
 
-    phone.get_by_role("button", name="remove Joker").click()
-    tap(phone, "Three of clubs")
+    phone.get_by_role("button", name="remove Six of stars").click()
+    tap(phone, "Queen of clubs")
     expect(phone.get_by_text("It cannot go out yet.")).to_be_visible()
     expect(phone.get_by_text("Left over:")).to_be_visible()
     expect(phone.get_by_role("button", name="remove King of diamonds")).to_be_visible()
@@ -39,12 +47,19 @@ def test_whole_hand_mode_fills_in_the_leftover(phone, live_server):
     phone.get_by_role("button", name="Tap Ben's whole hand").click()
     dialog = phone.get_by_role("dialog")
     expect(dialog.get_by_role("heading", name="Ben's whole hand")).to_be_visible()
-    tap(phone, "Queen of hearts", "Queen of spades", "Seven of clubs", within=dialog)
+    tap(phone, "Queen of hearts", within=dialog)
+    expect(dialog.get_by_text("Tap 2 more cards: the hand holds 3.")).to_be_visible()
+    tap(phone, "Queen of spades", "Seven of clubs", within=dialog)
     expect(dialog.get_by_text("Best layout leaves 31 points.")).to_be_visible()
     dialog.get_by_role("button", name="Joker", exact=True).click()
-    expect(dialog.get_by_text("Best layout leaves 7 points.")).to_be_visible()
+    expect(dialog.get_by_text("4 cards is too many: 3 were dealt. Remove 1.")).to_be_visible()
+    dialog.get_by_role("button", name="remove Queen of spades").click()
+    expect(dialog.get_by_text("Best layout leaves 69 points.")).to_be_visible()
+    dialog.get_by_role("button", name="remove Joker").click()
+    tap(phone, "Queen of diamonds", within=dialog)
+    expect(dialog.get_by_text("Best layout leaves 31 points.")).to_be_visible()
     dialog.get_by_role("button", name="Use for Ben").click()
-    expect(phone.get_by_label("Ben's points")).to_have_text("7")
+    expect(phone.get_by_label("Ben's points")).to_have_text("31")
     expect(phone.get_by_role("button", name="remove Seven of clubs")).to_be_visible()
     phone.get_by_role("button", name="Save round 1").click()
-    expect_total(phone, "Ben", 7)
+    expect_total(phone, "Ben", 31)

@@ -27,7 +27,7 @@ def save_round_on_page(page, number, went_out, king_holders):
     page.get_by_label(f"{went_out} went out").check()
     for name in king_holders:
         keypad = page.get_by_role("group", name=f"Add a card to {name}'s hand")
-        keypad.get_by_role("button", name="King", exact=True).click()
+        keypad.get_by_role("button", name="K King", exact=True).click()
     page.get_by_role("button", name=f"Save round {number}").click()
 
 

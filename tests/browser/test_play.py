@@ -33,14 +33,14 @@ def test_round_one_with_the_picker_then_a_correction(phone, live_server, screens
     phone.get_by_text("Enter round 1").click()
     phone.get_by_label("Ann went out").check()
     ben = phone.get_by_role("group", name="Add a card to Ben's hand")
-    ben.get_by_role("button", name="Queen", exact=True).click()
-    ben.get_by_role("button", name="Seven", exact=True).click()
+    ben.get_by_role("button", name="Q Queen", exact=True).click()
+    ben.get_by_role("button", name="7 Seven", exact=True).click()
     ben.get_by_role("button", name="Joker", exact=True).click()
     expect(phone.get_by_label("Ben's points")).to_have_text("69")
     phone.get_by_role("button", name="remove Seven").click()
     expect(phone.get_by_label("Ben's points")).to_have_text("62")
     cy = phone.get_by_role("group", name="Add a card to Cy's hand")
-    cy.get_by_role("button", name="Three", exact=True).click()  # threes are wild: 20
+    cy.get_by_role("button", name="3 Three", exact=True).click()  # wild: 20
     expect(phone.get_by_label("Cy's points")).to_have_text("20")
     phone.screenshot(path=screenshots / "round-entry.png", full_page=True)
     phone.get_by_role("button", name="Save round 1").click()
@@ -65,7 +65,7 @@ def test_limits_keep_what_was_tapped(phone, live_server):
     phone.get_by_text("Enter round 1").click()
     ben = phone.get_by_role("group", name="Add a card to Ben's hand")
     for _ in range(4):
-        ben.get_by_role("button", name="King", exact=True).click()
+        ben.get_by_role("button", name="K King", exact=True).click()
     expect(
         phone.get_by_text("only 3 were dealt", exact=False).or_(
             phone.get_by_text("cannot have more than 3 cards")
@@ -89,7 +89,7 @@ def test_a_whole_game_to_the_winner(phone, live_server, screenshots):
         for name in ["Ann", "Ben", "Cy", "Dee"]:
             if name != winner:
                 keypad = phone.get_by_role("group", name=f"Add a card to {name}'s hand")
-                keypad.get_by_role("button", name="King", exact=True).click()
+                keypad.get_by_role("button", name="K King", exact=True).click()
         phone.get_by_role("button", name=f"Save round {number}").click()
         if number < 11:
             expect(phone.get_by_text(f"Round {number + 1} of 11")).to_be_visible()

@@ -19,10 +19,16 @@ def open_game(page, base_url, names=NAMES):
     return game
 
 
+RANK_LABELS = {"Three": "3", "Four": "4", "Five": "5", "Six": "6", "Seven": "7", "Eight": "8",
+               "Nine": "9", "Ten": "10", "Jack": "J", "Queen": "Q", "King": "K"}  # fmt: skip
+
+
 def tap(page, name, *cards):
+    """Tap cards by name; a key's name starts with the label it shows ("Q Queen")."""
     keypad = page.get_by_role("group", name=f"Add a card to {name}'s hand")
     for card in cards:
-        keypad.get_by_role("button", name=card, exact=True).click()
+        label = f"{RANK_LABELS[card]} {card}" if card in RANK_LABELS else card
+        keypad.get_by_role("button", name=label, exact=True).click()
 
 
 def expect_saved(page, number, next_wild):

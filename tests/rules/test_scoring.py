@@ -127,8 +127,9 @@ def test_impossible_typed_points(points, message):
 
 
 def test_typed_points_up_to_the_most_the_hand_can_cost_are_taken():
-    outcome = play([SeatResult(went_out=True), SeatResult(points=150), SeatResult(points=3)])
-    assert outcome.scores == [0, 150, 3]
+    # Round 1: a single 3 would be wild (20), so 3 is out of reach; a single 4 is not.
+    outcome = play([SeatResult(went_out=True), SeatResult(points=150), SeatResult(points=4)])
+    assert outcome.scores == [0, 150, 4]
 
 
 def test_most_a_hand_can_cost():
@@ -195,15 +196,15 @@ def test_a_seat_that_went_out_cannot_also_hold_points_or_cards():
         SeatResult(went_out=True, cards=cards("4")),
     ):
         with pytest.raises(RoundError) as caught:
-            play([result, SeatResult(points=3), SeatResult(points=4)])
+            play([result, SeatResult(points=5), SeatResult(points=4)])
         assert caught.value.seat_errors == {0: "Ann went out, so Ann has no cards left."}
 
 
 def test_went_out_with_zero_points_is_still_a_clean_round():
     outcome = play(
-        [SeatResult(went_out=True, points=0), SeatResult(points=3), SeatResult(points=4)]
+        [SeatResult(went_out=True, points=0), SeatResult(points=5), SeatResult(points=4)]
     )
-    assert outcome.scores == [0, 3, 4] and outcome.went_out == 0
+    assert outcome.scores == [0, 5, 4] and outcome.went_out == 0
 
 
 def test_exactly_ten_of_a_rank_fit_one_box_and_eleven_do_not():

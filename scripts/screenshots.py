@@ -1,0 +1,92 @@
+"""Take the README's screenshots of the round loop on a 390x844 phone into docs/screenshots/.
+
+Run: `.venv/bin/python scripts/screenshots.py` (starts its own server on 127.0.0.1 and
+Debian's Chromium).
+"""
+
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SHOTS = ROOT / "docs" / "screenshots"
+
+
+def main():
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        server = LiveServer(f"sqlite:///{folder}/shots.db").start()
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                page = browser.new_page(viewport=PHONE)
+                names = ["Ann", "Ben", "Cy", "Dana"]
+                game = page.request.post(
+                    server.url + "/api/games", data={"players": names, "first_dealer": 3}
+                ).json()
+                page.goto(f"{server.url}/g/{game['code']}")
+                page.screenshot(path=SHOTS / "1-round-starts.png")
+
+                save = page.get_by_role("button", name="Save round 1")
+                if not save.is_visible():
+                    page.get_by_text("Enter round 1").click()
+                page.get_by_label("Ann went out").check()
+                for name, cards in {
+                    "Ben": ["Q Queen", "7 Seven", "Joker"],
+                    "Cy": ["3 Three"],
+                }.items():
+                    keypad = page.get_by_role("group", name=f"Add a card to {name}'s hand")
+                    for card in cards:
+                        keypad.get_by_role("button", name=card, exact=True).click()
+                page.get_by_label("Ann went out").scroll_into_view_if_needed()
+                page.screenshot(path=SHOTS / "2-tap-the-cards.png")
+
+                page.get_by_role("button", name="Tap Dana's whole hand").click()
+                dialog = page.get_by_role("dialog")
+                for card in [
+                    "9 Nine of hearts",
+                    "10 Ten of hearts",
+                    "J Jack of hearts",
+                    "K King of clubs",
+                ]:
+                    dialog.get_by_role("button", name=card, exact=True).click()
+                expect(dialog.get_by_text("Best layout leaves 13 points.")).to_be_visible()
+                dialog.evaluate("d => d.scrollTo(0, 0)")
+                page.screenshot(path=SHOTS / "3-whole-hand.png")
+                dialog.get_by_role("button", name="Use for Dana").click()
+
+                page.get_by_role("button", name="Save round 1").click()
+                expect(page.get_by_role("heading", name="Fours are wild")).to_be_visible()
+                page.evaluate("window.scrollTo(0, 0)")
+                page.screenshot(path=SHOTS / "4-next-round.png")
+
+                page.goto(f"{server.url}/g/{game['watch_code']}")
+                page.screenshot(path=SHOTS / "5-watching.png")
+
+                many = page.request.post(
+                    server.url + "/api/games",
+                    data={"players": [f"Player {n}" for n in range(1, 15)]},
+                ).json()
+                page.goto(f"{server.url}/g/{many['code']}")
+                if not page.get_by_role("button", name="Save round 1").is_visible():
+                    page.get_by_text("Enter round 1").click()
+                page.get_by_label("Player 1 went out").check()
+                keypad = page.get_by_role("group", name="Add a card to Player 2's hand")
+                keypad.get_by_role("button", name="K King", exact=True).click()
+                page.locator("fieldset.seat").first.scroll_into_view_if_needed()
+                page.screenshot(path=SHOTS / "6-fourteen-players.png")
+                browser.close()
+        finally:
+            server.stop()
+    print(f"Screenshots in {SHOTS.relative_to(ROOT)}/:")
+    for shot in sorted(SHOTS.glob("*.png")):
+        print(f"  {shot.name}  {shot.stat().st_size // 1024} KB")
+
+
+if __name__ == "__main__":
+    main()
