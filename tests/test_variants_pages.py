@@ -80,7 +80,7 @@ def test_a_pile_shows_its_best_layout_without_javascript(client):
     wild = {
         e["aria-label"] for e in elements(page.text, "button", name="add") if "wild" in e["class"]
     }
-    assert "Four of hearts" in wild and "Five of hearts" not in wild
+    assert "4 Four of hearts" in wild and "5 Five of hearts" not in wild
 
 
 def test_a_pile_says_how_many_cards_to_tap(client):
