@@ -50,7 +50,14 @@ def test_a_solitaire_game(phone, live_server, screenshots):
 
     phone.get_by_role("link", name="Lay out pile 3").click()
     phone.get_by_label("I just drew: pick my discard").check()
-    tap(phone, "7 Seven of hearts", "8 Eight of hearts", "5 Five of stars", "Joker", "9 Nine of clubs")
+    tap(
+        phone,
+        "7 Seven of hearts",
+        "8 Eight of hearts",
+        "5 Five of stars",
+        "Joker",
+        "9 Nine of clubs",
+    )
     expect(phone.get_by_text("Tap 1 more card: the hand holds 6.")).to_be_visible()
     tap(phone, "K King of diamonds")
     advice = phone.get_by_text("Discarding the King of diamonds leaves the fewest points: 9.")
