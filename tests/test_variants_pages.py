@@ -165,9 +165,13 @@ def test_the_tiebreak_round_is_played_on_the_game_page(client, new_game):
     data = {"from": "game", "went_out": "2", "points_0": "9", "cards_0": "", "cards_2": ""}
     saved = client.post(f"/g/{code}/rounds/12", data={**data, "save": "1"}, follow_redirects=False)
     assert saved.status_code == 303, saved.text
-    text = visible_text(client.get(f"/g/{code}").text)
+    page = client.get(f"/g/{code}").text
+    text = visible_text(page)
     assert "Cy wins" in text and "the fewest in the tie-break" in text
-    assert "Tie-break 6" in text  # its row on the sheet
+    # Its row on the sheet: named Tie-break, sixes wild (the tag shows the wild rank).
+    assert "Tie-break" in text
+    assert elements(page, "a", **{"aria-label": "Correct the tie-break round"})
+    assert [e["data-wild"] for e in elements(page, "span", class_="wild-tag")][-1] == "6"
 
 
 def test_no_tiebreak_offer_without_a_tie(client, new_game):
