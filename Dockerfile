@@ -1,4 +1,5 @@
-# Crownkeeper in one container: one uvicorn process, SQLite on the /data volume.
+# Crownkeeper in one container: one uvicorn process, SQLite on the /data volume (or, with
+# DATABASE_URL pointing at PostgreSQL, WORKERS processes: see compose.postgres.yaml).
 #
 #   docker build -t crownkeeper .
 #   docker run -d -p 8000:8000 -v crownkeeper-data:/data crownkeeper

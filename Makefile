@@ -12,7 +12,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps bench-abuse bench-table clean
+.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps bench-abuse bench-table bench-scale clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -88,13 +88,16 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# Database tests run on SQLite and on a throwaway PostgreSQL server (installed when missing).
+WITH_POSTGRES := bash scripts/with-postgres.sh
+
 pytest: $(VENV)/.installed-test chromium axe
-	$(BIN)/python -m pytest
+	$(WITH_POSTGRES) $(BIN)/python -m pytest
 
 # Tests first, so a formatting slip never hides a test result; any failure fails the run.
 test: $(VENV)/.installed-test chromium axe
 	@failed=0; \
-	$(BIN)/python -m pytest || failed=1; \
+	$(WITH_POSTGRES) $(BIN)/python -m pytest || failed=1; \
 	$(BIN)/ruff check . || failed=1; \
 	$(BIN)/ruff format --check . || failed=1; \
 	$(BIN)/mypy || failed=1; \
@@ -130,6 +133,9 @@ bench-taps: $(VENV)/.installed-test
 
 bench-table: $(VENV)/.installed-test
 	$(BIN)/python bench/table.py
+
+bench-scale: $(VENV)/.installed-test
+	$(WITH_POSTGRES) $(BIN)/python bench/scale.py
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 

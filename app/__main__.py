@@ -1,4 +1,5 @@
-"""`python -m app`: serve Crownkeeper with uvicorn in one process, as the settings say.
+"""`python -m app`: serve Crownkeeper with uvicorn, as the settings say (one process on
+SQLite, WORKERS processes on PostgreSQL).
 
 `python -m app backup [PATH]` writes a consistent copy of the database while the server
 runs; `python -m app restore PATH` puts a checked copy back (with the server stopped).
@@ -9,16 +10,20 @@ import sys
 import uvicorn
 
 from .addresses import announce
-from .config import settings
+from .config import SettingsError, settings
 from .serve import concurrency_limit, raise_open_file_limit, take_database
 
 
 def main() -> None:
-    """Run the server (one process: SQLite and live updates want that)."""
+    """Run the server: one process on SQLite, WORKERS processes on PostgreSQL."""
     if len(sys.argv) > 1:
         from .commands import run_command
 
         raise SystemExit(run_command(sys.argv[1:], settings))
+    try:
+        settings.check()
+    except SettingsError as error:
+        sys.exit(f"Crownkeeper cannot start: {error}")
     held = take_database(settings)  # noqa: F841 - the lock lasts as long as this process
     open_files = raise_open_file_limit()
     announce(settings)
@@ -30,11 +35,14 @@ def main() -> None:
         root_path=settings.root_path,
         # The app reads X-Forwarded-* itself (app/proxy.py), host included.
         proxy_headers=False,
-        workers=1,
+        workers=settings.workers,
         # Live pages hold their streams open; don't let them stall a restart.
         timeout_graceful_shutdown=3,
         limit_concurrency=concurrency_limit(settings, open_files),
         timeout_keep_alive=settings.timeout_keep_alive,
+        # A worker busy for a few seconds (a burst of saves to thousands of open pages on a
+        # crowded machine) is not hung: killing it would cut all its pages at once.
+        timeout_worker_healthcheck=30,
     )
 
 

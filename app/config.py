@@ -4,6 +4,7 @@ from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -15,7 +16,10 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default="sqlite:///./data/crownkeeper.db",
-        description="Where games are kept: a SQLite URL; its folder is created if missing.",
+        description=(
+            "Where games are kept: a SQLite file (its folder is created if missing), or a "
+            "PostgreSQL server as postgresql+psycopg://user:password@host/database."
+        ),
     )
     host: str = Field(
         default="0.0.0.0",
@@ -67,6 +71,27 @@ class Settings(BaseSettings):
             "its QR code and the address printed on start; empty: found on the network."
         ),
     )
+
+    workers: int = Field(
+        default=1,
+        ge=1,
+        description="How many server processes to start; more than one needs PostgreSQL.",
+    )
+
+    def check(self) -> None:
+        """Refuse settings that cannot work together, saying why and what to use instead."""
+        if self.workers > 1 and make_url(self.database_url).get_backend_name() == "sqlite":
+            raise SettingsError(
+                f"WORKERS={self.workers} needs PostgreSQL. SQLite takes one writer at a time "
+                "and keeps live updates inside one process, so other workers' watchers would "
+                "miss saves. Keep WORKERS=1 with SQLite, or set "
+                "DATABASE_URL=postgresql+psycopg://user:password@host/database "
+                '(README: "One process, or many").'
+            )
+
+
+class SettingsError(ValueError):
+    """Settings that cannot work together."""
 
 
 settings = Settings()

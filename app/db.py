@@ -1,21 +1,34 @@
-"""The database engine: SQLite pragmas, immediate write transactions, sessions."""
+"""The storage layer: engines for SQLite and PostgreSQL, write transactions and row locks,
+sessions. Everything that differs between the two databases lives here."""
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.sql import Select
 from sqlmodel import Session, create_engine
 
 WRITE_OPTIONS = {"sqlite_begin": "IMMEDIATE"}
+# Any fixed number: every process that migrates takes this advisory lock first.
+MIGRATION_LOCK_KEY = 0x43524F574E
+
+Selected = TypeVar("Selected", bound=Select[Any])
+
+
+def is_sqlite(database_url: str) -> bool:
+    """True when database_url names a SQLite file (the default), not a database server."""
+    return make_url(database_url).get_backend_name() == "sqlite"
 
 
 def make_engine(database_url: str, *, busy_timeout_ms: int = 5000) -> Engine:
     """An engine for database_url, with SQLite set up for a busy table of phones."""
     url = make_url(database_url)
     if url.get_backend_name() != "sqlite":
+        # Connections dropped by a database restart are noticed before a request uses them.
         return create_engine(database_url, pool_pre_ping=True)
     if url.database and url.database != ":memory:":
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +73,40 @@ def begin_write(session: Session) -> None:
     if session.in_transaction():
         session.rollback()
     session.connection(execution_options=WRITE_OPTIONS)
+
+
+def locked(statement: Selected) -> Selected:
+    """statement, locking the rows it reads until the write transaction ends.
+
+    On PostgreSQL that is SELECT ... FOR UPDATE: a second process saving the same game waits
+    here, then reads the version the first one wrote. SQLite has no row locks and needs none:
+    BEGIN IMMEDIATE (begin_write) already holds the whole database for one writer.
+    """
+    return statement.with_for_update().execution_options(populate_existing=True)
+
+
+@contextmanager
+def migrating(connection: Connection) -> Iterator[None]:
+    """One transaction to change the schema in, set up for the database at hand."""
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        # Batch migrations rebuild tables; SQLite would treat dropping the old copy of a
+        # parent table as deleting its rows. Keys are checked once the migration is done.
+        connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
+    try:
+        with connection.begin():
+            if not sqlite:
+                # Several workers start at once: one migrates, the others wait, then find
+                # nothing left to do.
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
+                )
+            yield
+            if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
+                raise RuntimeError("The migration left rows pointing at missing rows.")
+    finally:
+        if sqlite:
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
 
 
 def get_session(request: Request) -> Iterator[Session]:

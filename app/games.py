@@ -16,7 +16,7 @@ from sqlalchemy import insert
 from sqlmodel import Session, col, or_, select
 
 from . import live
-from .db import begin_write
+from .db import begin_write, locked
 from .models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from .names import UnreadableText, folded, looks_blank, plain_name
 from .rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, RANK_PLURALS, Card, Decks, parse_card
@@ -450,6 +450,12 @@ def load_game(session: Session, *, code: str) -> GameState:
     game = _find(session, code, for_edit=False)
     state = _state(session, game)
     return state if code == game.code else state.for_watchers()
+
+
+def load_for_live_pages(session: Session, *, watch_code: str) -> GameState:
+    """The whole state of the game with this watch code, scorekeeper code included, for the
+    live relay to hand to this process's open pages (each stream shows only its own view)."""
+    return _state(session, _find(session, watch_code, for_edit=False))
 
 
 def replace_keeper_code(session: Session, *, code: str) -> GameState:
@@ -937,7 +943,10 @@ def add_recorded_game(
 def _find(
     session: Session, code: str, *, for_edit: bool = True, include_deleted: bool = False
 ) -> Game:
-    game = session.exec(select(Game).where(or_(Game.code == code, Game.watch_code == code))).first()
+    """The game for code; for an edit, locked until the write commits, so two processes
+    saving the same version cannot both get through the version check."""
+    query = select(Game).where(or_(Game.code == code, Game.watch_code == code))
+    game = session.exec(locked(query) if for_edit else query).first()
     if game is None:
         replaced = session.exec(
             select(Game)

@@ -5,20 +5,30 @@ import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
+from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import backup, logs
+from . import backup, live, logs
 from .config import PROJECT_DIR, Settings, settings
 from .db import is_busy, make_engine
-from .games import GameNotFound, NoSuchRound, ReadOnlyLink, ReplacedLink
+from .games import (
+    GameNotFound,
+    GameState,
+    NoSuchRound,
+    ReadOnlyLink,
+    ReplacedLink,
+    load_for_live_pages,
+)
 from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
@@ -34,27 +44,32 @@ BUSY_RETRY_AFTER = "2"
 def create_app(app_settings: Settings | None = None) -> FastAPI:
     """Build the app for app_settings (the environment's settings by default)."""
     chosen = app_settings or settings
+    chosen.check()
     engine = make_engine(chosen.database_url, busy_timeout_ms=chosen.busy_timeout_ms)
     logs.install()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        upgrade_to_head(engine)
         daily = None
-        if chosen.backup_dir:
-            daily = asyncio.create_task(
-                backup.daily_backups(engine, chosen.backup_dir, keep=chosen.backup_keep)
-            )
-        # Everything loaded so far lives as long as the process: keep the collector from
-        # walking it again and again, which pauses live updates to a table of watchers.
-        gc.collect()
-        gc.freeze()
-        yield
-        if daily is not None:
-            daily.cancel()
-            with suppress(asyncio.CancelledError):
-                await daily
-        engine.dispose()
+        try:
+            upgrade_to_head(engine)
+            await live.start(engine, load_state=partial(_load_for_live_pages, engine))
+            if chosen.backup_dir:
+                daily = asyncio.create_task(
+                    backup.daily_backups(engine, chosen.backup_dir, keep=chosen.backup_keep)
+                )
+            # Everything loaded so far lives as long as the process: keep the collector from
+            # walking it again and again, which pauses live updates to a table of watchers.
+            gc.collect()
+            gc.freeze()
+            yield
+        finally:
+            if daily is not None:
+                daily.cancel()
+                with suppress(asyncio.CancelledError):
+                    await daily
+            await live.stop()
+            engine.dispose()
 
     app = FastAPI(
         title="Crownkeeper",
@@ -96,6 +111,11 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)
     app.add_middleware(SecurityHeadersMiddleware)
     return app
+
+
+def _load_for_live_pages(engine: Engine, watch_code: str) -> GameState:
+    with Session(engine) as session:
+        return load_for_live_pages(session, watch_code=watch_code)
 
 
 def _describe(error: dict) -> str:  # type: ignore[type-arg]

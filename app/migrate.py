@@ -9,6 +9,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
 from .config import PROJECT_DIR
+from .db import migrating
 
 
 class DatabaseTooNew(RuntimeError):
@@ -45,18 +46,6 @@ def downgrade_to(engine: Engine, revision: str) -> None:
 
 def _migrate(engine: Engine, run: Callable[[Config], None]) -> None:
     config = alembic_config()
-    with engine.connect() as connection:
-        sqlite = connection.dialect.name == "sqlite"
-        if sqlite:
-            # Batch migrations rebuild tables; SQLite would treat dropping the old copy of a
-            # parent table as deleting its rows. Keys are checked once the migration is done.
-            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
-        try:
-            with connection.begin():
-                config.attributes["connection"] = connection
-                run(config)
-                if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
-                    raise RuntimeError("The migration left rows pointing at missing rows.")
-        finally:
-            if sqlite:
-                connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
+    with engine.connect() as connection, migrating(connection):
+        config.attributes["connection"] = connection
+        run(config)

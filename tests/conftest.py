@@ -1,5 +1,6 @@
-"""Every test gets its own database file and its own app, with settings that come from the
-test alone: never from the developer's .env or environment."""
+"""Every test gets its own database (SQLite and PostgreSQL: tests/databases.py) and its own
+app, with settings that come from the test alone: never from the developer's .env or
+environment."""
 
 import os
 
@@ -8,6 +9,8 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
+
+pytest_plugins = ["tests.databases"]
 
 # The one definition of where Chromium is: the Makefile exports the same variable.
 CHROMIUM = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
@@ -35,6 +38,7 @@ def test_settings(database_url: str, **chosen) -> Settings:
         "timeout_keep_alive": 5,
         "backup_dir": "",
         "backup_keep": 14,
+        "workers": 1,
         "public_url": "",
         **chosen,
     }
@@ -60,8 +64,8 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
-def settings(tmp_path):
-    return test_settings(f"sqlite:///{tmp_path}/crownkeeper.db")
+def settings(database_url):
+    return test_settings(database_url)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-from app.live import QUEUE_SIZE, Broker
+from app.live.memory import QUEUE_SIZE, Broker
 
 
 def run(scenario):

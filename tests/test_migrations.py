@@ -1,11 +1,13 @@
 """Migrations keep every saved game, and the app will not run on a newer database."""
 
+import threading
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from fastapi.testclient import TestClient
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel
 
@@ -18,8 +20,8 @@ from tests.conftest import test_settings
 FIRST_REVISION = "0001"
 
 
-def test_a_game_saved_at_the_first_revision_survives_every_upgrade(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path}/old.db")
+def test_a_game_saved_at_the_first_revision_survives_every_upgrade(database_url):
+    engine = make_engine(database_url)
     upgrade_to_head(engine, revision=FIRST_REVISION)
     with engine.begin() as db:
         db.execute(
@@ -42,7 +44,7 @@ def test_a_game_saved_at_the_first_revision_survives_every_upgrade(tmp_path):
                 {"n": number, "c": number + 2, "d": number % 3},
             )
         for position, (points, out, cards) in enumerate(
-            [(0, 1, None), (64, 0, "5R,9H,JOKER"), (17, 0, None)]
+            [(0, True, None), (64, False, "5R,9H,JOKER"), (17, False, None)]
         ):
             db.execute(
                 text(
@@ -78,8 +80,8 @@ def test_a_game_saved_at_the_first_revision_survives_every_upgrade(tmp_path):
     engine.dispose()
 
 
-def test_an_upgraded_game_plays_on(tmp_path):
-    url = f"sqlite:///{tmp_path}/old.db"
+def test_an_upgraded_game_plays_on(database_url):
+    url = database_url
     engine = make_engine(url)
     upgrade_to_head(engine, revision="0002")
     with engine.begin() as db:
@@ -120,8 +122,8 @@ def test_head_is_a_single_revision():
     assert len(ScriptDirectory.from_config(alembic_config()).get_heads()) == 1
 
 
-def test_the_app_refuses_a_database_from_a_newer_version(tmp_path):
-    url = f"sqlite:///{tmp_path}/new.db"
+def test_the_app_refuses_a_database_from_a_newer_version(database_url):
+    url = database_url
     engine = make_engine(url)
     upgrade_to_head(engine)
     with engine.begin() as db:
@@ -133,16 +135,16 @@ def test_the_app_refuses_a_database_from_a_newer_version(tmp_path):
     engine.dispose()
 
 
-def test_start_creates_the_tables(tmp_path):
-    url = f"sqlite:///{tmp_path}/fresh.db"
-    with TestClient(create_app(test_settings(url))) as client:
+def test_start_creates_the_tables(database_url):
+    with TestClient(create_app(test_settings(database_url))) as client:
         assert client.get("/healthz").json() == {"status": "ok"}
-    engine = make_engine(url)
-    with engine.connect() as db:
-        tables = {row[0] for row in db.execute(text("SELECT name FROM sqlite_master"))}
-        assert {"game", "seat", "game_round", "seat_score", "alembic_version"} <= tables
-        assert db.execute(text("PRAGMA journal_mode")).scalar() == "wal"
-        assert db.execute(text("PRAGMA foreign_keys")).scalar() == 1
+    engine = make_engine(database_url)
+    tables = set(inspect(engine).get_table_names())
+    assert {"game", "seat", "game_round", "seat_score", "alembic_version"} <= tables
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as db:
+            assert db.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+            assert db.execute(text("PRAGMA foreign_keys")).scalar() == 1
     engine.dispose()
 
 
@@ -183,8 +185,8 @@ def games_at_first_revision(engine, count):
                 )
 
 
-def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path}/several.db")
+def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(database_url):
+    engine = make_engine(database_url)
     upgrade_to_head(engine, revision=FIRST_REVISION)
     games_at_first_revision(engine, 4)
     upgrade_to_head(engine)
@@ -207,18 +209,15 @@ TABLE_TABLES = {"play_table", "person", "table_game", "person_game", "person_sum
 
 
 def columns(engine, table):
-    with engine.connect() as db:
-        return {row[1] for row in db.execute(text(f"PRAGMA table_info({table})"))}
+    return {column["name"] for column in inspect(engine).get_columns(table)}
 
 
 def tables(engine):
-    with engine.connect() as db:
-        rows = db.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))
-        return {row[0] for row in rows} - {"alembic_version"}
+    return set(inspect(engine).get_table_names()) - {"alembic_version"}
 
 
-def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path}/down.db")
+def test_downgrades_really_undo_and_upgrading_again_works(database_url):
+    engine = make_engine(database_url)
     upgrade_to_head(engine, revision=FIRST_REVISION)
     games_at_first_revision(engine, 2)
     upgrade_to_head(engine)
@@ -252,8 +251,8 @@ def test_downgrades_really_undo_and_upgrading_again_works(tmp_path):
     engine.dispose()
 
 
-def test_two_games_can_never_share_a_code(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path}/unique.db")
+def test_two_games_can_never_share_a_code(database_url):
+    engine = make_engine(database_url)
     upgrade_to_head(engine)
     insert = text(
         "INSERT INTO game (code, watch_code, uid, first_dealer, created_at, version) "
@@ -267,8 +266,8 @@ def test_two_games_can_never_share_a_code(tmp_path):
     engine.dispose()
 
 
-def test_the_models_and_the_migrations_describe_the_same_schema(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path}/compare.db")
+def test_the_models_and_the_migrations_describe_the_same_schema(database_url):
+    engine = make_engine(database_url)
     upgrade_to_head(engine)
     with engine.connect() as db:
         context = MigrationContext.configure(db, opts={"compare_type": True})
@@ -329,3 +328,28 @@ def test_tables_migration_keeps_every_game_and_gives_each_a_stable_id(tmp_path):
         tables = {row[0] for row in db.execute(text("SELECT name FROM sqlite_master"))}
     assert {"play_table", "person", "table_game", "person_game"} <= tables
     engine.dispose()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_workers_starting_together_migrate_once(database_url):
+    engines = [make_engine(database_url) for _ in range(3)]
+    start = threading.Barrier(len(engines))
+    failures = []
+
+    def upgrade(engine):
+        start.wait()
+        try:
+            upgrade_to_head(engine)
+        except Exception as error:
+            failures.append(error)
+
+    threads = [threading.Thread(target=upgrade, args=(engine,)) for engine in engines]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert failures == []
+    with engines[0].connect() as db:
+        assert db.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+    for engine in engines:
+        engine.dispose()

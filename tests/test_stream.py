@@ -17,8 +17,8 @@ from tests.server import LiveServer
 
 
 @pytest.fixture
-def server(tmp_path):
-    running = LiveServer(f"sqlite:///{tmp_path}/stream.db").start()
+def server(database_url):
+    running = LiveServer(database_url).start()
     running.viewers = []
     yield running
     for viewer in running.viewers:  # closed even when a test failed half-way
@@ -191,14 +191,14 @@ def test_a_save_in_one_game_never_reaches_another_games_stream(server):
     watcher.close()
 
 
-def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server, tmp_path):
+def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server):
     _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
     watcher = Viewer(server, game["watch_code"])
     assert watcher.next_event()["id"] == "1"
     call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
     assert watcher.next_event()["id"] == "2"
     # A publish that comes late (a slower save from before) carries an older state.
-    engine = make_engine(f"sqlite:///{tmp_path}/stream.db")
+    engine = make_engine(server.settings.database_url)
     with Session(engine) as session:
         older = load_game(session, code=game["code"])
     engine.dispose()

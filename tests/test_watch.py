@@ -166,13 +166,13 @@ def test_a_code_that_never_existed_is_still_404(client):
     assert "Go to the start page" in text
 
 
-def test_share_panel_never_offers_a_loopback_address(tmp_path, monkeypatch):
+def test_share_panel_never_offers_a_loopback_address(database_url, monkeypatch):
     from fastapi.testclient import TestClient
 
     from app import addresses
 
     monkeypatch.setattr(addresses, "lan_address", lambda: "192.168.1.20")
-    app = create_app(test_settings(f"sqlite:///{tmp_path}/lan.db"))
+    app = create_app(test_settings(database_url))
     for base in ["http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000"]:
         with TestClient(app, base_url=base) as local:
             game = local.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
@@ -183,12 +183,10 @@ def test_share_panel_never_offers_a_loopback_address(tmp_path, monkeypatch):
             assert keeper_link == f"http://192.168.1.20:8000/g/{game['code']}"
 
 
-def test_public_url_is_the_address_shared(tmp_path):
+def test_public_url_is_the_address_shared(database_url):
     from fastapi.testclient import TestClient
 
-    settings = test_settings(
-        f"sqlite:///{tmp_path}/public.db", public_url="http://cards.home:8080/"
-    )
+    settings = test_settings(database_url, public_url="http://cards.home:8080/")
     with TestClient(create_app(settings), base_url="http://127.0.0.1:8000") as local:
         game = local.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
         page = local.get(f"/g/{game['code']}").text
@@ -196,10 +194,10 @@ def test_public_url_is_the_address_shared(tmp_path):
     assert watch_link == f"http://cards.home:8080/g/{game['watch_code']}"
 
 
-def test_links_follow_the_proxy_scheme_host_and_sub_path(tmp_path):
+def test_links_follow_the_proxy_scheme_host_and_sub_path(database_url):
     from fastapi.testclient import TestClient
 
-    settings = test_settings(f"sqlite:///{tmp_path}/proxy.db", forwarded_allow_ips="*")
+    settings = test_settings(database_url, forwarded_allow_ips="*")
     with TestClient(create_app(settings), root_path="/ck") as proxied:
         game = proxied.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
         page = proxied.get(

@@ -125,7 +125,7 @@ async def game_events(
     request: Request, code: str, game: Annotated[GameState, Depends(stream_place)]
 ) -> AsyncIterator[ServerSentEvent]:
     """The game's live regions now, then again after every change."""
-    subscription = live.broker.subscribe(game.watch_code)
+    subscription = live.subscribe(game.watch_code)
     try:
         # Subscribed first, then read: a change in between is not missed.
         state: GameState | None = await load_for_stream(request, code)
@@ -146,4 +146,4 @@ async def game_events(
     except GameNotFound:
         return
     finally:
-        live.broker.unsubscribe(subscription)
+        live.unsubscribe(subscription)

@@ -24,8 +24,8 @@ def screenshots(tmp_path_factory):
 
 
 @pytest.fixture
-def live_server(tmp_path):
-    server = LiveServer(f"sqlite:///{tmp_path}/browser.db").start()
+def live_server(database_url):
+    server = LiveServer(database_url).start()
     yield server
     server.stop()
 

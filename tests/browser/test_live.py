@@ -76,8 +76,8 @@ def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(
     watchers[1].screenshot(path=screenshots / "watch-finished.png", full_page=True)
 
 
-def test_a_watcher_reconnects_after_a_restart_and_catches_up(browser, tmp_path):
-    database = f"sqlite:///{tmp_path}/restart.db"
+def test_a_watcher_reconnects_after_a_restart_and_catches_up(browser, database_url):
+    database = database_url
     server = LiveServer(database).start()
     try:
         game = (

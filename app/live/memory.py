@@ -1,9 +1,9 @@
-"""In-process publish/subscribe, so every open page of a game hears about a change at once.
+"""In-process publish/subscribe: this process's open pages, each with its own small queue.
 
-One server process holds every subscriber. Each has its own small queue; a subscriber too
-slow to keep up is dropped (its page reconnects and is sent the current state), so it never
-holds up the others. Several processes would need a shared channel (such as PostgreSQL
-LISTEN/NOTIFY or Redis) behind these same two calls.
+It is the whole of live updates on SQLite (one process), and the last step on PostgreSQL,
+where the relay in postgres.py hands it the changes saved by other processes. A subscriber
+too slow to keep up is dropped (its page reconnects and is sent the current state), so it
+never holds up the others.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .games import GameState
+    from ..games import GameState
 
 QUEUE_SIZE = 8
 LATEST_KEPT = 4096
@@ -69,6 +69,16 @@ class Broker:
                 _, dropped = self._latest.popitem(last=False)
                 self._topic_of.pop(dropped.code, None)
 
+    def forget(self, topic: str | None = None) -> None:
+        """Drop the newest state kept of topic's game (of every game with None): another
+        process changed it, and the database now knows better."""
+        with self._lock:
+            topics = list(self._latest) if topic is None else [topic]
+            for forgotten in topics:
+                state = self._latest.pop(forgotten, None)
+                if state is not None:
+                    self._topic_of.pop(state.code, None)
+
     def latest(self, code: str) -> GameState | None:
         """The newest known state of the game with this scorekeeper or watch code, as that
         code may see it; None when it is not known here."""
@@ -99,6 +109,11 @@ class Broker:
         with self._lock:
             return len(self._subscribers.get(topic, ()))
 
+    def topics(self) -> list[str]:
+        """Every topic some page of this process is listening to."""
+        with self._lock:
+            return sorted(self._subscribers)
+
     def publish(self, topic: str, state: GameState) -> None:
         """Hand state to every subscriber of topic; safe to call from any thread."""
         with self._lock:
@@ -118,12 +133,3 @@ class Broker:
             # Wake the subscriber so it ends its stream; its page reconnects and catches up.
             subscription.queue.get_nowait()
             subscription.queue.put_nowait(state)
-
-
-broker = Broker()
-
-
-def publish(topic: str, state: GameState) -> None:
-    """Tell every open page of the game with this topic about its new state."""
-    broker.remember(state)
-    broker.publish(topic, state)

@@ -1,0 +1,181 @@
+"""Live updates across processes and hosts: PostgreSQL LISTEN/NOTIFY on one channel.
+
+A save hands its state to this process's pages at once and sends every process a small
+notice: the game's topic (its watch code) and the new version, never a code that can edit.
+Each process listens on one connection of its own; for a notice about a game some of its
+pages follow, it loads the state once and hands it to its in-process broker, which fans it
+out to those pages. A notice sent while the listening connection is down is lost, so after
+every (re)connection the relay sends its pages the current state of their games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import SQLAlchemyError
+
+if TYPE_CHECKING:
+    from ..games import GameState
+    from .memory import Broker
+
+CHANNEL = "crownkeeper_live"
+RETRY_DELAY_S = 1.0
+RETRY_DELAY_MAX_S = 10.0
+
+log = logging.getLogger(__name__)
+
+
+class PostgresRelay:
+    """Carries notices of saves between processes, and relays them to this one's pages."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        broker: Broker,
+        *,
+        load_state: Callable[[str], GameState],
+        retry_delay: float = RETRY_DELAY_S,
+    ) -> None:
+        self.engine = engine
+        self.broker = broker
+        self.load_state = load_state
+        self.retry_delay = retry_delay
+        self.connections = 0
+        """How many times the listener has (re)connected."""
+        self.listening = asyncio.Event()
+        self.loads = 0
+        """How many states the relay has loaded: one per change, however many pages follow."""
+        self._shown: dict[str, int] = {}
+        self._wanted: dict[str, int] = {}
+        self._loading: dict[str, asyncio.Task[None]] = {}
+        self._listener: asyncio.Task[None] | None = None
+
+    # --- sending ------------------------------------------------------------------------
+
+    def publish(self, topic: str, state: GameState) -> None:
+        """Hand state to this process's pages now, then tell every process (this one skips
+        its own notice: it has shown that version already)."""
+        if self.broker.count(topic):
+            self._shown[topic] = max(state.version, self._shown.get(topic, 0))
+            self.broker.publish(topic, state)
+        notice = json.dumps({"topic": topic, "version": state.version})
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(
+                    text("SELECT pg_notify(:channel, :notice)"),
+                    {"channel": CHANNEL, "notice": notice},
+                )
+                connection.commit()
+        except SQLAlchemyError:
+            # The round is saved; other processes' pages get it when their listeners catch
+            # up after reconnecting, or with the next save. Not a reason to fail the request.
+            log.warning("Live updates: could not tell the other processes about a save")
+
+    # --- listening ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen in the background, from the running event loop."""
+        self._listener = asyncio.create_task(self._listen_forever())
+
+    async def stop(self) -> None:
+        """Stop listening and loading."""
+        tasks = [task for task in [self._listener, *self._loading.values()] if task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _listen_forever(self) -> None:
+        delay = self.retry_delay
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self._conninfo(), autocommit=True, **KEEPALIVES
+                ) as connection:
+                    await connection.execute(f"LISTEN {CHANNEL}")
+                    self.connections += 1
+                    self.listening.set()
+                    delay = self.retry_delay
+                    self._catch_up()
+                    async for notice in connection.notifies():
+                        self._on_notice(notice.payload)
+            except psycopg.Error as error:
+                self.listening.clear()
+                log.warning(
+                    "Live updates: lost the database connection (%s); retrying in %.1f s",
+                    type(error).__name__,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_DELAY_MAX_S)
+
+    def _conninfo(self) -> str:
+        url = self.engine.url.set(drivername="postgresql")
+        return url.render_as_string(hide_password=False)
+
+    def _catch_up(self) -> None:
+        """Send every game this process's pages follow as it is now: notices sent while the
+        listener was away are lost, and a page must not wait for the next save."""
+        self.broker.forget()  # saves made meanwhile may have changed any game kept
+        for topic in self.broker.topics():
+            self._want(topic, version=None)
+
+    def _on_notice(self, payload: str) -> None:
+        try:
+            notice = json.loads(payload)
+            topic, version = str(notice["topic"]), int(notice["version"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("Live updates: ignored a notice that is not ours")
+            return
+        if version > self._shown.get(topic, 0):
+            # Another process saved it: what this one kept of the game is out of date.
+            self.broker.forget(topic)
+        if not self.broker.count(topic):
+            self._shown.pop(topic, None)  # nobody here follows that game
+            return
+        if version > self._shown.get(topic, 0):
+            self._want(topic, version=version)
+
+    def _want(self, topic: str, *, version: int | None) -> None:
+        """Load topic's state (once, however many notices arrive while loading) and relay it;
+        version None asks for the current state even when it was shown already."""
+        if version is None:
+            self._shown.pop(topic, None)
+            version = 1
+        self._wanted[topic] = max(version, self._wanted.get(topic, 0))
+        if topic not in self._loading:  # else the running load goes round again for it
+            self._loading[topic] = asyncio.create_task(self._relay(topic))
+
+    async def _relay(self, topic: str) -> None:
+        try:
+            while self._wanted.get(topic, 0) > self._shown.get(topic, 0):
+                wanted = self._wanted[topic]
+                try:
+                    state = await asyncio.to_thread(self.load_state, topic)
+                except Exception:
+                    log.exception("Live updates: could not load a game to relay")
+                    break
+                self.loads += 1
+                self._shown[topic] = max(state.version, self._shown.get(topic, 0))
+                self.broker.remember(state)
+                self.broker.publish(topic, state)
+                if state.version < wanted:
+                    break  # not visible here yet; the next notice tries again
+        finally:
+            # No await between the last check and here: a notice cannot slip in between.
+            self._wanted.pop(topic, None)
+            self._loading.pop(topic, None)
+
+
+# A listener on a host that vanished (no reset ever comes) is noticed within about a minute.
+KEEPALIVES: dict[str, Any] = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}

@@ -1,0 +1,450 @@
+"""Past one process: 1,000 games with 3 watchers each on PostgreSQL and 2 workers, then the
+same load on one process with SQLite.
+
+Run: `make bench-scale` (starts a throwaway PostgreSQL server, then Crownkeeper on
+127.0.0.1 with each database in turn). Options: --games, --seconds, --rate for a quick try.
+
+Each game has one scorekeeper (who saves over the JSON API) and 3 watchers, each holding
+`GET /g/{watch_code}/events` open: 3,000 streams, spread by the kernel over the workers. The
+scorekeepers save 20 rounds a second for 60 s, one game after another, through keep-alive
+connections that land on either worker; one save in 20 is sent twice at once with the same
+version (two phones racing), so one of the pair must get 409. The benchmark times each
+saved version from the moment its PUT was sent until each watcher of that game has it, and
+reads each worker's memory from /proc. Exit code is 0 even when a target is missed: read
+the verdict.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import http.client  # noqa: E402
+
+from bench.live import (  # noqa: E402
+    Viewer,
+    free_port,
+    percentile,
+    server_python,
+    stop_server,
+    watch,
+)
+
+PLAYERS = ["Ann", "Ben", "Cy"]
+WATCHERS_PER_GAME = 3
+RACE_EVERY = 20
+CONNECT_AT_ONCE = 64
+SAVE_THREADS = 16
+START_TIMEOUT_S = 180.0
+INITIAL_TIMEOUT_S = 300.0
+STRAGGLERS_S = 10.0
+
+TARGET_P99_MS = 500.0
+TARGET_RSS_MB = 250.0
+
+
+@dataclass
+class Game:
+    code: str
+    watch_code: str
+    version: int
+    next_round: int = 1
+
+
+@dataclass
+class Save:
+    game: int
+    version_sent: int
+    sent: float
+    status: int
+    version: int | None
+    racing: bool
+
+
+# --- the server -------------------------------------------------------------------------
+
+
+def memory_kb(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM (peak RSS) of a process, in kB; zeros once it has gone."""
+    found = {"VmRSS": 0, "VmHWM": 0}
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                key, _, value = line.partition(":")
+                if key in found:
+                    found[key] = int(value.split()[0])
+    except FileNotFoundError:
+        pass
+    return found
+
+
+def start_server(database_url: str, workers: int, port: int, log) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.update(DATABASE_URL=database_url, WORKERS=str(workers), HOST="127.0.0.1", PORT=str(port))
+    return subprocess.Popen(
+        [server_python(), "-m", "app"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def serving_pids(server) -> list[int]:
+    """The processes that serve requests: the workers, or the server itself with one."""
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children")
+    pids = [int(pid) for pid in children.read_text().split()] if children.exists() else []
+    workers = [pid for pid in pids if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    return workers or [server.pid]
+
+
+def wait_started(server, port: int, workers: int) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"server exited with code {server.returncode} while starting")
+        if workers == 1 or len(serving_pids(server)) >= workers:
+            try:
+                status, _ = request(connect(port), "GET", "/healthz")
+                if status == 200:
+                    return
+            except OSError:
+                pass
+        time.sleep(0.2)
+    raise RuntimeError("the server did not start in time")
+
+
+def streams_by_worker(port: int, pids: list[int]) -> dict[int, int]:
+    """How many open connections to port each serving process holds."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "01":  # ESTABLISHED
+            inodes.add(f"socket:[{fields[9]}]")
+    counts = {}
+    for pid in pids:
+        held = 0
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                held += os.readlink(fd) in inodes
+            except OSError:
+                continue
+        counts[pid] = held
+    return counts
+
+
+# --- HTTP from threads ------------------------------------------------------------------
+
+
+def connect(port: int) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+
+def request(connection, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+    payload = None if body is None else json.dumps(body)
+    connection.request(method, path, body=payload, headers={"content-type": "application/json"})
+    response = connection.getresponse()
+    text = response.read()
+    try:
+        return response.status, json.loads(text or b"null")
+    except ValueError:
+        return response.status, {"detail": text[:300].decode(errors="replace")}
+
+
+class Connections(threading.local):
+    """One keep-alive connection per thread (the kernel spreads them over the workers)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.connection: http.client.HTTPConnection | None = None
+
+    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+        for attempt in (1, 2):
+            if self.connection is None:
+                self.connection = connect(self.port)
+            try:
+                return request(self.connection, method, path, body)
+            except (http.client.HTTPException, OSError):
+                self.connection.close()
+                self.connection = None  # an idle keep-alive the server closed: once more
+                if attempt == 2:
+                    raise
+        raise AssertionError
+
+
+# --- one run ----------------------------------------------------------------------------
+
+
+async def run(label: str, database_url: str, workers: int, options) -> dict:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        log_path = Path(folder) / "server.log"
+        with open(log_path, "wb") as log:
+            server = start_server(database_url, workers, port, log)
+        try:
+            await asyncio.to_thread(wait_started, server, port, workers)
+            result = await load(label, server, port, workers, options)
+            errors = [
+                line
+                for line in log_path.read_text(errors="replace").splitlines()
+                if line.split(":")[0].endswith("Error")
+            ]
+            result["server_errors"] = errors
+            result["restarts"] = log_path.read_text(errors="replace").count(" died")
+            return result
+        except Exception:
+            print(log_path.read_text()[-3000:])
+            raise
+        finally:
+            stop_server(server)
+
+
+async def load(label: str, server, port: int, workers: int, options) -> dict:
+    pids = serving_pids(server)
+    connections = Connections(port)
+    pool = ThreadPoolExecutor(SAVE_THREADS)
+    loop = asyncio.get_running_loop()
+
+    create_failures = []
+
+    def create(_: int) -> Game | None:
+        for _attempt in range(3):
+            status, body = connections.call("POST", "/api/games", {"players": PLAYERS})
+            if status == 201:
+                return Game(body["code"], body["watch_code"], body["version"])
+            create_failures.append(f"{status} {body.get('detail')}")
+            time.sleep(1)
+        return None
+
+    started = time.monotonic()
+    created = await asyncio.gather(
+        *(loop.run_in_executor(pool, create, i) for i in range(options.games))
+    )
+    games = [game for game in created if game is not None]
+    created_in = time.monotonic() - started
+    rss_idle = {pid: memory_kb(pid) for pid in pids}
+
+    viewers, by_game = [], {}
+    for index, game in enumerate(games):
+        for _ in range(WATCHERS_PER_GAME):
+            viewer = Viewer(len(viewers), index, f"/g/{game.watch_code}/events")
+            viewers.append(viewer)
+            by_game.setdefault(index, []).append(viewer)
+    gate = asyncio.Semaphore(CONNECT_AT_ONCE)
+    started = time.monotonic()
+    tasks = [asyncio.create_task(watch(viewer, port, gate)) for viewer in viewers]
+    try:
+        deadline = time.monotonic() + INITIAL_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if all(v.initial.is_set() or t.done() for v, t in zip(viewers, tasks, strict=True)):
+                break
+            await asyncio.sleep(0.1)
+        opened_in = time.monotonic() - started
+        initial = sum(viewer.initial.is_set() for viewer in viewers)
+        spread = await asyncio.to_thread(streams_by_worker, port, pids)
+        rss_open = {pid: memory_kb(pid) for pid in pids}
+
+        saves: list[Save] = []
+        lock = threading.Lock()
+
+        def save(index: int, version: int, number: int, racing: bool, out: int) -> None:
+            # 20 (one wild card) is a hand every round can leave; 5 is not (round 3).
+            results = [{"points": 20} for _ in PLAYERS]
+            results[out] = {"went_out": True}
+            body = {"results": results, "version": version}
+            sent = time.monotonic()
+            try:
+                status, answer = connections.call(
+                    "PUT", f"/api/games/{games[index].code}/rounds/{number}", body
+                )
+            except (http.client.HTTPException, OSError) as error:
+                status, answer = 0, {"detail": str(error)}
+            saved = answer.get("version") if status == 200 else None
+            with lock:
+                saves.append(Save(index, version, sent, status, saved, racing))
+
+        total = int(options.rate * options.seconds)
+        started = time.monotonic()
+        futures = []
+        for step in range(total):
+            await asyncio.sleep(max(0.0, started + step / options.rate - time.monotonic()))
+            index = step % len(games)
+            game = games[index]
+            if game.next_round > 11:
+                continue
+            racing = step % RACE_EVERY == RACE_EVERY - 1
+            for racer in range(2 if racing else 1):
+                futures.append(
+                    loop.run_in_executor(
+                        pool, save, index, game.version, game.next_round, racing, racer
+                    )
+                )
+            game.version += 1  # whichever racer wins, the game moves on by one
+            game.next_round += 1
+        await asyncio.gather(*futures)
+        saving_took = time.monotonic() - started
+
+        expected = [
+            (s, viewer) for s in saves if s.version is not None for viewer in by_game[s.game]
+        ]
+        deadline = time.monotonic() + STRAGGLERS_S
+        while time.monotonic() < deadline:
+            if all(s.version in viewer.received for s, viewer in expected):
+                break
+            await asyncio.sleep(0.1)
+        rss_end = {pid: memory_kb(pid) for pid in pids}
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        pool.shutdown(wait=False)
+
+    return dict(
+        label=label,
+        workers=workers,
+        games=len(games),
+        create_failures=create_failures,
+        created_in=created_in,
+        viewers=viewers,
+        opened_in=opened_in,
+        initial=initial,
+        spread=spread,
+        saves=saves,
+        saving_took=saving_took,
+        expected=expected,
+        rss=(rss_idle, rss_open, rss_end),
+    )
+
+
+def report(result: dict) -> bool:
+    viewers = result["viewers"]
+    saves: list[Save] = result["saves"]
+    delays, missed = [], 0
+    for s, viewer in result["expected"]:
+        at = viewer.received.get(s.version)
+        if at is None:
+            missed += 1
+        else:
+            delays.append((at - s.sent) * 1000)
+    delays.sort()
+    stream_errors = sum(viewer.error is not None for viewer in viewers)
+    ok = sum(s.status == 200 for s in saves)
+    conflicts = sum(s.status == 409 for s in saves)
+    failed = len(saves) - ok - conflicts
+    pairs = sum(s.racing for s in saves) // 2
+    rss_idle, rss_open, rss_end = result["rss"]
+    spread = ", ".join(f"{count}" for count in result["spread"].values())
+
+    print(f"{result['label']}:")
+    if result["create_failures"]:
+        failures = result["create_failures"]
+        print(f"  POST /api/games failed {len(failures)} times (retried), such as {failures[0]}")
+    print(
+        f"  {result['games']} games created in {result['created_in']:.1f} s; "
+        f"{len(viewers)} streams ({WATCHERS_PER_GAME} watchers a game) open in "
+        f"{result['opened_in']:.1f} s, first message on {result['initial']}/{len(viewers)}; "
+        f"streams per process: {spread}"
+    )
+    print(
+        f"  saves: {len(saves)} sent in {result['saving_took']:.1f} s "
+        f"({len(saves) / max(result['saving_took'], 0.001):.1f}/s, {pairs} racing pairs): "
+        f"{ok} saved, {conflicts} got 409, {failed} failed"
+    )
+    if delays:
+        print(
+            f"  save -> viewer: p50 {percentile(delays, 0.5):.1f} ms, "
+            f"p99 {percentile(delays, 0.99):.1f} ms, max {delays[-1]:.1f} ms "
+            f"over {len(delays)} deliveries"
+        )
+    print(f"  missed updates: {missed}; streams cut or refused: {stream_errors}")
+    if result["restarts"]:
+        print(f"  workers killed and restarted by uvicorn: {result['restarts']}")
+    errors = result["server_errors"]
+    if errors:
+        print(f"  server errors: {len(errors)}, such as {errors[0][:160]}")
+    worst_rss = 0.0
+    for pid in rss_end:
+        now, peak = rss_end[pid]["VmRSS"] / 1024, rss_end[pid]["VmHWM"] / 1024
+        worst_rss = max(worst_rss, now)
+        if not now:
+            print(f"  process {pid}: gone")
+            continue
+        print(
+            f"  process {pid}: RSS {now:.1f} MB after the run (peak {peak:.1f} MB; "
+            f"{rss_idle[pid]['VmRSS'] / 1024:.1f} MB before streams, "
+            f"{rss_open[pid]['VmRSS'] / 1024:.1f} MB with them open)"
+        )
+    p99 = percentile(delays, 0.99) if delays else float("inf")
+    checks = [
+        (f"p99 < {TARGET_P99_MS:.0f} ms", p99 < TARGET_P99_MS, f"{p99:.1f} ms"),
+        ("missed == 0", missed == 0 and stream_errors == 0 and not result["restarts"], str(missed)),
+        ("409 per racing pair", conflicts == pairs and failed == 0, f"{conflicts}/{pairs}"),
+        (f"RSS/process < {TARGET_RSS_MB:.0f} MB", worst_rss < TARGET_RSS_MB, f"{worst_rss:.1f} MB"),
+    ]
+    for name, passed, shown in checks:
+        print(f"  {'PASS' if passed else 'FAIL'}  {name:<22} ({shown})")
+    return all(passed for _, passed, _ in checks)
+
+
+def postgres_database(server_url: str) -> tuple[str, str]:
+    """A new database on the test server (dropped by the server's own clean-up)."""
+    import psycopg
+
+    name = f"crownkeeper_bench_{secrets.token_hex(4)}"
+    plain = server_url.replace("postgresql+psycopg://", "postgresql://", 1)
+    with psycopg.connect(plain, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(server_url)
+    return name, parts._replace(path=f"/{name}").geturl()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--rate", type=float, default=20.0, help="saves a second")
+    parser.add_argument("--workers", type=int, default=2)
+    options = parser.parse_args()
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
+        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    print(
+        f"Load: {options.games} games x {WATCHERS_PER_GAME} watchers, {options.rate:g} saves/s "
+        f"for {options.seconds:g} s, one save in {RACE_EVERY} sent twice at once"
+    )
+    verdicts = []
+    server_url = os.environ.get("TEST_POSTGRES_URL")
+    if server_url:
+        _, url = postgres_database(server_url)
+        label = f"PostgreSQL, {options.workers} workers"
+        verdicts.append(report(asyncio.run(run(label, url, options.workers, options))))
+    else:
+        print(
+            "NOTICE: TEST_POSTGRES_URL not set (make bench-scale starts a server): "
+            "no PostgreSQL run"
+        )
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{folder}/bench.db"
+        verdicts.append(report(asyncio.run(run("SQLite, 1 process", url, 1, options))))
+    print(f"Load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"RESULT: {'PASS' if all(verdicts) else 'FAIL'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

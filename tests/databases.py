@@ -1,0 +1,132 @@
+"""A pytest plugin: every test that touches the database runs on SQLite and on PostgreSQL,
+each time on a fresh, empty database of its own.
+
+Ask for `database_url` (the `settings`, `app` and `client` fixtures do); a test that only
+makes sense on PostgreSQL is marked `postgresql` and asks for `postgres_server`. The PostgreSQL
+runs use the server in TEST_POSTGRES_URL (scripts/with-postgres.sh starts one, as
+`make test` and `.ci/run` do): a database for the session, a fresh schema per test. Without
+that server they are skipped with a notice, except when CI is set (to anything but 0 or
+false): then they fail.
+"""
+
+import contextlib
+import os
+import secrets
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.pool import NullPool
+
+POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "")
+ENGINES = ["sqlite", "postgresql"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "postgresql: needs the PostgreSQL test server")
+
+
+def runs_on_postgres(item):
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("database_url") == "postgresql":
+        return True
+    return item.get_closest_marker("postgresql") is not None
+
+
+def pytest_collection_modifyitems(config, items):
+    wanting = [item for item in items if runs_on_postgres(item)]
+    if POSTGRES_URL or not wanting:
+        return
+    from tests.conftest import running_in_ci  # loaded by now: conftest loads this plugin
+
+    if running_in_ci():
+        raise pytest.UsageError(
+            "CI is set but TEST_POSTGRES_URL is not: run the tests through "
+            "scripts/with-postgres.sh (as make test does), or point it at a server."
+        )
+    reason = (
+        "TEST_POSTGRES_URL not set: PostgreSQL runs skipped "
+        "(make test starts a server when PostgreSQL is installed)"
+    )
+    print(f"\nNOTICE: {reason}")
+    for item in wanting:
+        item.add_marker(pytest.mark.skip(reason=reason))
+
+
+class PostgresServer:
+    """The test server: databases and schemas made for tests, and dropped afterwards."""
+
+    def __init__(self, url):
+        self.url = make_url(url)
+        self.admin = create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+
+    def create_database(self):
+        """A new, empty database: (name, URL)."""
+        name = f"crownkeeper_test_{secrets.token_hex(6)}"
+        self._run(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        return name, self.url.set(database=name).render_as_string(hide_password=False)
+
+    def drop_database(self, name):
+        self._run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def _run(self, statement, engine=None):
+        with (engine or self.admin).connect() as connection:
+            connection.execute(text(statement))
+
+
+class SessionDatabase:
+    """One database for the session; each test gets an empty schema of its own in it, which
+    its connections see as their whole world (search_path). A schema costs a millisecond
+    where a database costs a few hundred."""
+
+    def __init__(self, server):
+        self.server = server
+        self.name, url = server.create_database()
+        self.url = make_url(url)
+        self.admin = create_engine(self.url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+
+    def create_schema(self):
+        schema = f"test_{secrets.token_hex(6)}"
+        self.server._run(f'CREATE SCHEMA "{schema}"', self.admin)
+        url = self.url.update_query_dict({"options": f"-csearch_path={schema}"})
+        return schema, url.render_as_string(hide_password=False)
+
+    def drop_schema(self, schema):
+        with self.admin.connect() as connection:
+            # A connection a test left open must not hang the run: the database goes at the end.
+            connection.execute(text("SET lock_timeout = '5s'"))
+            with contextlib.suppress(OperationalError):
+                connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+    def drop(self):
+        self.admin.dispose()
+        self.server.drop_database(self.name)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    if not POSTGRES_URL:
+        pytest.skip("TEST_POSTGRES_URL not set")
+    server = PostgresServer(POSTGRES_URL)
+    yield server
+    server.admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_test_database(postgres_server):
+    database = SessionDatabase(postgres_server)
+    yield database
+    database.drop()
+
+
+@pytest.fixture(params=ENGINES)
+def database_url(request, tmp_path):
+    """A URL to a fresh, empty database: a SQLite file, or a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/crownkeeper.db"
+        return
+    database = request.getfixturevalue("postgres_test_database")
+    schema, url = database.create_schema()
+    yield url
+    database.drop_schema(schema)

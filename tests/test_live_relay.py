@@ -1,0 +1,156 @@
+"""Live updates across processes (PostgreSQL LISTEN/NOTIFY): one relay per process, here
+two in one test process, each with its own broker as two workers would have."""
+
+import asyncio
+import json
+import threading
+
+import psycopg
+import pytest
+from sqlalchemy import text
+from sqlmodel import Session
+
+from app.db import make_engine
+from app.games import create_game, load_for_live_pages, save_round
+from app.live.memory import Broker
+from app.live.postgres import CHANNEL, PostgresRelay
+from app.migrate import upgrade_to_head
+from app.rules.scoring import SeatResult
+
+pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+
+WENT_OUT = [SeatResult(went_out=True), SeatResult(points=7)]
+
+
+@pytest.fixture
+def engine(database_url):
+    engine = make_engine(database_url)
+    upgrade_to_head(engine)
+    yield engine
+    engine.dispose()
+
+
+def run(scenario):
+    """Run an async scenario on a loop of its own, in a thread of its own."""
+    failure = []
+
+    def target():
+        try:
+            asyncio.run(asyncio.wait_for(scenario(), 30))
+        except BaseException as error:  # handed to the test's thread below
+            failure.append(error)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
+def relay_for(engine, **options):
+    def load_state(watch_code):
+        with Session(engine) as session:
+            return load_for_live_pages(session, watch_code=watch_code)
+
+    return PostgresRelay(engine, Broker(), load_state=load_state, **options)
+
+
+def new_game(engine):
+    with Session(engine) as session:
+        return create_game(session, players=["Ann", "Ben"])
+
+
+def save(engine, game, number):
+    with Session(engine) as session:
+        return save_round(session, code=game.code, number=number, results=WENT_OUT)
+
+
+async def started(relay):
+    await relay.start()
+    await asyncio.wait_for(relay.listening.wait(), 10)
+    return relay
+
+
+def test_a_save_in_another_process_reaches_every_page_here_loaded_once_per_change(engine):
+    game, unwatched = new_game(engine), new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine))
+        there = relay_for(engine)  # the other process: it only sends
+        pages = [here.broker.subscribe(game.watch_code) for _ in range(5)]
+        for number in (1, 2):
+            state = await asyncio.to_thread(save, engine, game, number)
+            await asyncio.to_thread(there.publish, game.watch_code, state)
+            for page in pages:
+                shown = await asyncio.wait_for(page.next_state(), 10)
+                assert shown.version == state.version == number + 1
+                assert shown.rounds[number - 1].scores == [0, 7]
+        assert here.loads == 2  # five pages, two changes: two loads
+        other = await asyncio.to_thread(save, engine, unwatched, 1)
+        await asyncio.to_thread(there.publish, unwatched.watch_code, other)
+        await asyncio.sleep(0.5)
+        assert here.loads == 2  # nobody here follows that game: nothing loaded
+        await here.stop()
+
+    run(scenario)
+
+
+def test_the_notice_holds_the_topic_and_version_and_no_code_that_can_edit(engine, database_url):
+    game = new_game(engine)
+    conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        state = save(engine, game, 1)
+        relay_for(engine).publish(game.watch_code, state)
+        notices = list(listener.notifies(timeout=10, stop_after=1))
+    assert len(notices) == 1 and notices[0].channel == CHANNEL
+    assert json.loads(notices[0].payload) == {"topic": game.watch_code, "version": 2}
+    assert game.code not in notices[0].payload
+
+
+def test_the_sender_shows_its_own_save_at_once_and_skips_its_own_notice(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine))
+        page = here.broker.subscribe(game.watch_code)
+        state = await asyncio.to_thread(save, engine, game, 1)
+        await asyncio.to_thread(here.publish, game.watch_code, state)
+        assert (await asyncio.wait_for(page.next_state(), 5)).version == 2
+        await asyncio.sleep(0.5)  # its own notice comes back meanwhile
+        assert here.loads == 0 and page.queue.empty()
+        await here.stop()
+
+    run(scenario)
+
+
+def test_after_reconnecting_the_pages_get_what_was_saved_meanwhile(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine, retry_delay=1.5))
+        page = here.broker.subscribe(game.watch_code)
+        await asyncio.to_thread(cut_listeners, engine)
+        while here.listening.is_set():
+            await asyncio.sleep(0.02)
+        # Saved while nobody listens, and no notice sent: only catching up can show it.
+        state = await asyncio.to_thread(save, engine, game, 1)
+        shown = await asyncio.wait_for(page.next_state(), 15)
+        assert shown.version == state.version == 2
+        assert here.connections == 2
+        await here.stop()
+
+    run(scenario)
+
+
+def cut_listeners(engine):
+    """End the listening connections of this database, as a database restart would."""
+    with engine.connect() as connection:
+        cut = connection.execute(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+            )
+        ).all()
+        connection.commit()
+    assert cut == [(True,)]

@@ -1,0 +1,84 @@
+"""Two saves of the same version never both get through, on either database: the second
+waits for the first (BEGIN IMMEDIATE on SQLite, SELECT ... FOR UPDATE on PostgreSQL), then
+finds the version changed."""
+
+import threading
+
+import pytest
+from sqlmodel import Session, select
+
+from app.db import begin_write, locked, make_engine
+from app.games import StaleVersion, create_game, load_game, save_round
+from app.migrate import upgrade_to_head
+from app.models import Game
+from app.rules.scoring import SeatResult
+
+WENT_OUT = [SeatResult(went_out=True), SeatResult(points=7), SeatResult(points=9)]
+
+
+@pytest.fixture
+def engine(database_url):
+    engine = make_engine(database_url)
+    upgrade_to_head(engine)
+    yield engine
+    engine.dispose()
+
+
+def test_a_save_waits_for_the_lock_and_then_sees_the_newer_version(engine):
+    with Session(engine) as session:
+        game = create_game(session, players=["Ann", "Ben", "Cy"])
+    holder = Session(engine)
+    begin_write(holder)
+    held = holder.exec(locked(select(Game).where(Game.code == game.code))).one()
+    outcome = {}
+
+    def second_save():
+        with Session(engine) as session:
+            try:
+                save_round(session, code=game.code, number=1, results=WENT_OUT, version=1)
+                outcome["second"] = "saved"
+            except StaleVersion:
+                outcome["second"] = "stale"
+
+    racer = threading.Thread(target=second_save)
+    racer.start()
+    racer.join(timeout=0.5)
+    assert racer.is_alive(), "the second save did not wait for the lock"
+    # The first writer changes the game while it holds the lock, then commits.
+    held.version += 1
+    holder.add(held)
+    holder.commit()
+    holder.close()
+    racer.join(timeout=10)
+    assert outcome == {"second": "stale"}
+    with Session(engine) as session:
+        after = load_game(session, code=game.code)
+    assert after.version == 2
+    assert after.rounds[0].scores is None
+
+
+def test_racing_saves_from_many_threads_give_exactly_one_success(engine):
+    with Session(engine) as session:
+        game = create_game(session, players=["Ann", "Ben", "Cy"])
+    start = threading.Barrier(4)
+    results = []
+
+    def save(out):
+        start.wait()
+        with Session(engine) as session:
+            outcome = [SeatResult(points=5)] * 3
+            outcome[out] = SeatResult(went_out=True)
+            try:
+                save_round(session, code=game.code, number=1, results=outcome, version=1)
+                results.append("saved")
+            except StaleVersion:
+                results.append("stale")
+
+    threads = [threading.Thread(target=save, args=(seat % 3,)) for seat in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert sorted(results) == ["saved", "stale", "stale", "stale"]
+    with Session(engine) as session:
+        assert load_game(session, code=game.code).version == 2
