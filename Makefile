@@ -88,16 +88,19 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# The suite runs on every core (pytest-xdist); PYTEST_WORKERS= runs it in one process.
+PYTEST_WORKERS ?= -n auto
+
 # Database tests run on SQLite and on a throwaway PostgreSQL server (installed when missing).
 WITH_POSTGRES := bash scripts/with-postgres.sh
 
 pytest: $(VENV)/.installed-test chromium axe
-	$(WITH_POSTGRES) $(BIN)/python -m pytest
+	$(WITH_POSTGRES) $(BIN)/python -m pytest $(PYTEST_WORKERS)
 
 # Tests first, so a formatting slip never hides a test result; any failure fails the run.
 test: $(VENV)/.installed-test chromium axe
 	@failed=0; \
-	$(WITH_POSTGRES) $(BIN)/python -m pytest || failed=1; \
+	$(WITH_POSTGRES) $(BIN)/python -m pytest $(PYTEST_WORKERS) || failed=1; \
 	$(BIN)/ruff check . || failed=1; \
 	$(BIN)/ruff format --check . || failed=1; \
 	$(BIN)/mypy || failed=1; \

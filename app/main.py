@@ -51,9 +51,10 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         daily = None
+        relay = None
         try:
             upgrade_to_head(engine)
-            await live.start(engine, load_state=partial(_load_for_live_pages, engine))
+            relay = await live.start(engine, load_state=partial(_load_for_live_pages, engine))
             if chosen.backup_dir:
                 daily = asyncio.create_task(
                     backup.daily_backups(engine, chosen.backup_dir, keep=chosen.backup_keep)
@@ -68,7 +69,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
                 daily.cancel()
                 with suppress(asyncio.CancelledError):
                     await daily
-            await live.stop()
+            await live.stop(relay)
             engine.dispose()
 
     app = FastAPI(

@@ -25,6 +25,29 @@ ENGINES = ["sqlite", "postgresql"]
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "postgresql: needs the PostgreSQL test server")
+    config.addinivalue_line(
+        "markers", "both_databases: a browser test that runs on PostgreSQL as well as SQLite"
+    )
+
+
+def pytest_generate_tests(metafunc):
+    """Every test asking for a database runs on both engines, unless it names its own.
+    Browser tests drive the same routes the API tests check on both, so they run on SQLite
+    only (keeping CI short), except those marked both_databases (live updates, whose
+    PostgreSQL path goes through the relay)."""
+    if "database_url" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if "database_url" in (names.split(",") if isinstance(names, str) else names):
+            return
+    engines = ENGINES
+    definition = metafunc.definition
+    if definition.get_closest_marker("browser") and not definition.get_closest_marker(
+        "both_databases"
+    ):
+        engines = ["sqlite"]
+    metafunc.parametrize("database_url", engines, indirect=True)
 
 
 def runs_on_postgres(item):
@@ -120,7 +143,7 @@ def postgres_test_database(postgres_server):
     database.drop()
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture
 def database_url(request, tmp_path):
     """A URL to a fresh, empty database: a SQLite file, or a new PostgreSQL schema."""
     if request.param == "sqlite":

@@ -256,11 +256,14 @@ def test_two_games_can_never_share_a_code(database_url):
     upgrade_to_head(engine)
     insert = text(
         "INSERT INTO game (code, watch_code, uid, first_dealer, created_at, version) "
-        "VALUES (:code, :watch, lower(hex(randomblob(16))), 0, '2026-01-01 20:00:00', 1)"
+        "VALUES (:code, :watch, :uid, 0, '2026-01-01 20:00:00', 1)"
     )
     with engine.begin() as db:
-        db.execute(insert, {"code": "same-code", "watch": "watch-1"})
-    for clash in ({"code": "same-code", "watch": "watch-2"}, {"code": "other", "watch": "watch-1"}):
+        db.execute(insert, {"code": "same-code", "watch": "watch-1", "uid": "uid-1"})
+    for clash in (
+        {"code": "same-code", "watch": "watch-2", "uid": "uid-2"},
+        {"code": "other", "watch": "watch-1", "uid": "uid-3"},
+    ):
         with pytest.raises(IntegrityError), engine.begin() as db:
             db.execute(insert, clash)
     engine.dispose()

@@ -46,24 +46,32 @@ def publish(topic: str, state: GameState) -> None:
         _relay.publish(topic, state)
 
 
-async def start(engine: Engine, *, load_state: Callable[[str], GameState]) -> None:
+async def start(
+    engine: Engine, *, load_state: Callable[[str], GameState]
+) -> PostgresRelay | None:
     """Choose the backend for engine's database; on PostgreSQL, start listening for other
-    processes' saves (load_state reads a game's whole state by its topic)."""
+    processes' saves (load_state reads a game's whole state by its topic) and return the
+    relay, to hand to stop() at shutdown."""
     global _relay
     if engine.dialect.name != "postgresql":
-        return
+        return None
     from .postgres import PostgresRelay
 
-    _relay = PostgresRelay(engine, broker, load_state=load_state)
-    await _relay.start()
+    started = PostgresRelay(engine, broker, load_state=load_state)
+    await started.start()
+    _relay = started
+    return started
 
 
-async def stop() -> None:
-    """Stop relaying (the process is shutting down); the in-process broker stays."""
+async def stop(started: PostgresRelay | None) -> None:
+    """Stop the relay start() returned (the app is shutting down); the in-process broker
+    stays. Another app's relay in the same process (tests run several) is left alone."""
     global _relay
-    relay, _relay = _relay, None
-    if relay is not None:
-        await relay.stop()
+    if started is None:
+        return
+    if _relay is started:
+        _relay = None
+    await started.stop()
 
 
 def relay() -> PostgresRelay | None:

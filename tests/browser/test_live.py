@@ -9,7 +9,7 @@ from tests.browser.conftest import PHONE
 from tests.browser.test_play import expect_total
 from tests.server import LiveServer
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.both_databases]
 
 NAMES = ["Ann", "Ben", "Cy", "Dee"]
 
