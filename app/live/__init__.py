@@ -46,9 +46,7 @@ def publish(topic: str, state: GameState) -> None:
         _relay.publish(topic, state)
 
 
-async def start(
-    engine: Engine, *, load_state: Callable[[str], GameState]
-) -> PostgresRelay | None:
+async def start(engine: Engine, *, load_state: Callable[[str], GameState]) -> PostgresRelay | None:
     """Choose the backend for engine's database; on PostgreSQL, start listening for other
     processes' saves (load_state reads a game's whole state by its topic) and return the
     relay, to hand to stop() at shutdown."""
