@@ -38,6 +38,10 @@ class Settings(BaseSettings):
         default=64 * 1024,
         description="Largest request body taken; bigger ones get 413 before being read whole.",
     )
+    import_max_bytes: int = Field(
+        default=8 * 1024 * 1024,
+        description="Largest table import taken (a family's years of games); others get 413.",
+    )
     create_rate_limit: str = Field(
         default="20/minute;200/day",
         description="New games per client address (such as 20/minute;200/day), or off.",

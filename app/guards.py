@@ -1,6 +1,7 @@
 """Pure ASGI guards in front of the app: bodies too big are refused before anyone reads them,
 form posts from other sites change nothing, and HEAD is answered wherever GET is."""
 
+import re
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
@@ -25,22 +26,36 @@ def too_large_message(limit: int) -> str:
     return f"The request is too large: at most {limit // 1024} KB is taken."
 
 
+IMPORT_PATH = re.compile(r"/api/tables/[^/]+/import")
+
+
 class BodyLimitMiddleware:
     """Refuse bodies over limit bytes with 413: at once when Content-Length says so, or as
     soon as the bytes read pass it (chunked bodies), so a big body never sits in memory."""
 
-    def __init__(self, app: ASGIApp, *, limit: int, refuse: Refusal) -> None:
+    def __init__(
+        self, app: ASGIApp, *, limit: int, refuse: Refusal, import_limit: int | None = None
+    ) -> None:
         self.app = app
         self.limit = limit
         self.refuse = refuse
+        # A table's import carries every game it ever played: it alone may be bigger.
+        self.import_limit = limit if import_limit is None else max(limit, import_limit)
+
+    def limit_for(self, scope: Scope) -> int:
+        path = scope["path"].removeprefix(scope.get("root_path", ""))
+        if scope["method"] == "POST" and IMPORT_PATH.fullmatch(path):
+            return self.import_limit
+        return self.limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.limit_for(scope)
         declared = _header(scope, b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await self.refuse(scope, too_large_message(self.limit), 413)(scope, receive, send)
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await self.refuse(scope, too_large_message(limit), 413)(scope, receive, send)
             return
         received = 0
         started = False
@@ -50,8 +65,8 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge(self.limit)
+                if received > limit:
+                    raise BodyTooLarge(limit)
             return message
 
         async def watching_send(message: Message) -> None:

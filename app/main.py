@@ -106,7 +106,12 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     # leaves through SecurityHeadersMiddleware.
     app.add_middleware(GZipMiddleware, minimum_size=512)
     app.add_middleware(CrossSiteMiddleware, refuse=_refusal)
-    app.add_middleware(BodyLimitMiddleware, limit=chosen.max_body_bytes, refuse=_refusal)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        limit=chosen.max_body_bytes,
+        import_limit=chosen.import_max_bytes,
+        refuse=_refusal,
+    )
     app.add_middleware(HeadMiddleware)
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
     app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)

@@ -30,6 +30,7 @@ def test_settings(database_url: str, **chosen) -> Settings:
         "root_path": "",
         "forwarded_allow_ips": "127.0.0.1",
         "max_body_bytes": 64 * 1024,
+        "import_max_bytes": 8 * 1024 * 1024,
         "create_rate_limit": "20/minute;200/day",
         "streams_per_game": 100,
         "streams_total": 2000,

@@ -284,3 +284,26 @@ def test_one_name_is_solitaire_and_fifteen_are_too_many(client):
     fifteen = client.post("/api/games", json={"players": [f"P{i}" for i in range(15)]})
     assert fifteen.status_code == 422
     assert "15" in fifteen.json()["detail"]
+
+
+def test_a_table_import_may_be_bigger_than_other_bodies_up_to_its_own_limit(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    settings = test_settings(
+        f"sqlite:///{tmp_path}/db.db", max_body_bytes=1024, import_max_bytes=64 * 1024
+    )
+    with TestClient(create_app(settings)) as small:
+        code = small.post("/api/tables", json={"name": "The Smiths"}).json()["code"]
+        # A few KB of games: over MAX_BODY_BYTES, under IMPORT_MAX_BYTES: read, and judged.
+        games = [{"id": f"game-{n}", "players": ["Ann", "Ben"]} for n in range(100)]
+        taken = small.post(f"/api/tables/{code}/import", json={"format": 1, "games": games})
+        assert taken.status_code == 422
+        # Only the import is allowed more: the same bytes anywhere else are too many.
+        names = {"players": ["Ann", "Ben"], "padding": "x" * 2048}
+        assert small.post("/api/games", json=names).status_code == 413
+        huge = {"format": 1, "games": games * 20}
+        refused = small.post(f"/api/tables/{code}/import", json=huge)
+        assert refused.status_code == 413
+        assert "64 KB" in refused.json()["detail"]
