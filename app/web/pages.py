@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any
 
@@ -140,7 +141,19 @@ def replaced_link_page(request: Request, replaced: ReplacedLink) -> Response:
 
 def url_path_for(request: Request, name: str, /, **params: Any) -> str:
     """A path within this app (with ROOT_PATH), for links on pages and in live updates."""
-    return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
+    # Starlette's lookup tries route after route; a table page holds a thousand links.
+    key = (id(request.app), name, tuple(sorted(params.items())))
+    path = _paths.get(key)
+    if path is None:
+        path = str(request.app.url_path_for(name, **params))
+        if len(_paths) >= PATHS_KEPT:
+            _paths.clear()
+        _paths[key] = path
+    return request.scope.get("root_path", "") + path
+
+
+PATHS_KEPT = 8192
+_paths: dict[tuple[int, str, tuple[tuple[str, Any], ...]], str] = {}
 
 
 def remembered_codes(request: Request) -> list[str]:
@@ -480,6 +493,7 @@ def share_links(request: Request, state: GameState) -> dict[str, str]:
     return links
 
 
+@functools.lru_cache(maxsize=1024)
 def qr_svg(url: str) -> str:
     """url as a QR code, drawn here as inline SVG (nothing fetched from anywhere)."""
     code = segno.make(url, error="m")
