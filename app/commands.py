@@ -22,7 +22,11 @@ def run_command(arguments: list[str], settings: Settings) -> int:
         print(USAGE)
         return 0
     if database is None:
-        print("Backups are for SQLite databases; DATABASE_URL names another.", file=sys.stderr)
+        print(
+            "These backups are for SQLite databases; DATABASE_URL names another. On "
+            "PostgreSQL use its own tools (pg_dump and pg_restore).",
+            file=sys.stderr,
+        )
         return 2
     if command == "backup" and len(rest) <= 1:
         return _backup(database, rest[0] if rest else None, settings)

@@ -94,6 +94,9 @@ def memory_kb(pid: int) -> dict[str, int]:
 def start_server(database_url: str, workers: int, port: int, log) -> subprocess.Popen:
     env = dict(os.environ)
     env.update(DATABASE_URL=database_url, WORKERS=str(workers), HOST="127.0.0.1", PORT=str(port))
+    # A thousand games from one address, and all 3,000 streams possibly on one process: more
+    # than CREATE_RATE_LIMIT and STREAMS_TOTAL allow by default.
+    env.update(CREATE_RATE_LIMIT="off", STREAMS_TOTAL="100000")
     return subprocess.Popen(
         [server_python(), "-m", "app"],
         cwd=ROOT,

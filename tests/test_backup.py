@@ -199,3 +199,12 @@ def test_the_server_writes_a_daily_backup_into_backup_dir(tmp_path):
     written = list(folder.glob("crownkeeper-*.db"))
     assert len(written) == 1
     check_copy(written[0])
+
+
+def test_backups_on_postgresql_point_to_its_own_tools(capsys):
+    from app.commands import run_command
+    from tests.conftest import test_settings
+
+    settings = test_settings("postgresql+psycopg://keeper@127.0.0.1/crownkeeper")
+    assert run_command(["backup"], settings) == 2
+    assert "pg_dump" in capsys.readouterr().err
