@@ -228,3 +228,41 @@ def test_the_stream_answers_with_the_security_headers(server):
     assert watcher.response.getheader("referrer-policy") == "no-referrer"
     assert "frame-ancestors 'none'" in watcher.response.getheader("content-security-policy")
     watcher.close()
+
+
+def test_pages_opening_together_share_one_read_of_the_game(tmp_path, monkeypatch):
+    import asyncio
+    import threading
+
+    from app.games import create_game
+    from app.web import stream
+
+    engine = make_engine(f"sqlite:///{tmp_path}/db.db")
+    from app.migrate import upgrade_to_head
+
+    upgrade_to_head(engine)
+    with Session(engine) as session:
+        game = create_game(session, players=["Ann", "Ben"])
+    reads = []
+    read_started = threading.Event()
+
+    def counted_load(request, code):
+        reads.append(code)
+        read_started.set()
+        time.sleep(0.2)  # a slow disk: every page arrives while the first read runs
+        with Session(engine) as session:
+            return load_game(session, code=code)
+
+    monkeypatch.setattr(stream, "load_briefly", counted_load)
+    live.broker.forget(game.watch_code)
+
+    async def pages_arriving():
+        return await asyncio.gather(
+            *(stream.load_for_stream(None, game.watch_code) for _ in range(50))
+        )
+
+    states = asyncio.run(pages_arriving())
+    assert reads == [game.watch_code]
+    assert all(state.players == ("Ann", "Ben") and not state.can_edit for state in states)
+    live.broker.forget(game.watch_code)
+    engine.dispose()

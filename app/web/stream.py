@@ -1,5 +1,6 @@
 """Server-sent events: every open game page hears about each change within moments."""
 
+import asyncio
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator
 from typing import Annotated
@@ -45,15 +46,33 @@ def load_briefly(request: Request, code: str) -> GameState:
 STREAM_THREADS = anyio.CapacityLimiter(4)
 
 
+_loading: dict[str, asyncio.Task[GameState]] = {}
+
+
 async def load_for_stream(request: Request, code: str) -> GameState:
     """The game's newest state: from memory when a save or another page has seen it lately,
-    from the database otherwise."""
+    from the database otherwise; pages arriving together for one game share one read."""
     known = live.broker.latest(code)
     if known is not None:
         return known
+    loading = _loading.get(code)
+    if loading is None:
+        # A task of its own, so a page that leaves early does not cancel the others' read.
+        loading = _loading[code] = asyncio.create_task(_load(request, code))
+        loading.add_done_callback(lambda done: _forget_load(code, done))
+    return await asyncio.shield(loading)
+
+
+async def _load(request: Request, code: str) -> GameState:
     state = await anyio.to_thread.run_sync(load_briefly, request, code, limiter=STREAM_THREADS)
     live.broker.remember(state)
     return state
+
+
+def _forget_load(code: str, done: asyncio.Task[GameState]) -> None:
+    _loading.pop(code, None)
+    if not done.cancelled():
+        done.exception()  # seen here, so a read nobody waited for to the end is not reported
 
 
 async def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
