@@ -40,6 +40,10 @@ def main() -> None:
         timeout_graceful_shutdown=3,
         limit_concurrency=concurrency_limit(settings, open_files),
         timeout_keep_alive=settings.timeout_keep_alive,
+        # Room in the queue of connections waiting to be accepted for a crowd of pages
+        # arriving at once (STREAMS_TOTAL), so the table's own requests are not dropped and
+        # retried a second or more later; the kernel caps it at net.core.somaxconn.
+        backlog=max(2048, 2 * settings.streams_total),
         # A worker busy for a few seconds (a burst of saves to thousands of open pages on a
         # crowded machine) is not hung: killing it would cut all its pages at once.
         timeout_worker_healthcheck=30,

@@ -1,6 +1,7 @@
 """Pure ASGI guards in front of the app: bodies too big are refused before anyone reads them,
 form posts from other sites change nothing, and HEAD is answered wherever GET is."""
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
@@ -161,3 +162,46 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return str(value.decode("latin-1"))
     return None
+
+
+class StreamStartGate:
+    """Live pages start their streams a few at a time. Two thousand pages arriving together
+    would otherwise each do their start-up work (checks, the first message, its sending)
+    ahead of any request that came after them; parked here, they wait without cost while
+    the table's own requests go straight through."""
+
+    def __init__(self, app: ASGIApp, *, at_once: int = 4) -> None:
+        self.app = app
+        self.at_once = at_once
+        self._gates: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+    def _gate(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        gate = self._gates.get(loop)
+        if gate is None:
+            self._gates = {loop: (gate := asyncio.Semaphore(self.at_once))}
+        return gate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].endswith("/events"):
+            await self.app(scope, receive, send)
+            return
+        gate = self._gate()
+        await gate.acquire()
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                gate.release()
+
+        async def send_then_release(message: Message) -> None:
+            await send(message)
+            if message["type"] == "http.response.body":  # the first message is on its way
+                release()
+
+        try:
+            await self.app(scope, receive, send_then_release)
+        finally:
+            release()

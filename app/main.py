@@ -29,7 +29,7 @@ from .games import (
     ReplacedLink,
     load_for_live_pages,
 )
-from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware
+from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware, StreamStartGate
 from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
@@ -103,7 +103,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     # Listed innermost first: each add_middleware wraps the ones before it. Requests pass
     # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,
     # the body limit and the cross-site check; every answer, refusals and errors included,
-    # leaves through SecurityHeadersMiddleware.
+    # leaves through SecurityHeadersMiddleware. Outermost, live pages start a few at a time.
     app.add_middleware(GZipMiddleware, minimum_size=512)
     app.add_middleware(CrossSiteMiddleware, refuse=_refusal)
     app.add_middleware(
@@ -116,6 +116,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
     app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(StreamStartGate)
     return app
 
 

@@ -390,3 +390,45 @@ def test_cookies_are_secure_over_https_only(tmp_path, new_game):
         assert "secure" not in plain.headers["set-cookie"].lower()
         https = client.get(f"/g/{code}", headers={"X-Forwarded-Proto": "https"})
         assert "secure" in https.headers["set-cookie"].lower()
+
+
+def test_live_pages_start_a_few_at_a_time_and_other_requests_go_straight_through():
+    import asyncio
+
+    from app.guards import StreamStartGate
+
+    started: list[str] = []
+    first_message_sent = {}
+
+    async def app(scope, receive, send):
+        started.append(scope["path"])
+        if scope["path"].endswith("/events"):
+            await first_message_sent[scope["path"]].wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"data: x\n\n", "more_body": True})
+
+    async def noop(message):
+        return None
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    async def scenario():
+        gate = StreamStartGate(app, at_once=1)
+        paths = ["/g/a/events", "/g/b/events"]
+        for path in paths:
+            first_message_sent[path] = asyncio.Event()
+        streams = [
+            asyncio.create_task(gate({"type": "http", "path": p}, receive, noop)) for p in paths
+        ]
+        await asyncio.sleep(0.05)
+        assert started == ["/g/a/events"]  # the second page waits its turn
+        await gate({"type": "http", "path": "/api/games/x"}, receive, noop)
+        assert started == ["/g/a/events", "/api/games/x"]  # the table's request did not wait
+        first_message_sent["/g/a/events"].set()
+        await asyncio.sleep(0.05)
+        assert started[-1] == "/g/b/events"  # the first page's message let the next one start
+        first_message_sent["/g/b/events"].set()
+        await asyncio.gather(*streams)
+
+    asyncio.run(scenario())
