@@ -4,83 +4,10 @@ and leaving, the order of rounds. A table's games come back the same in another 
 import csv
 import io
 
-from tests.tables_helpers import new_table, play, table_game
+from tests.tables_helpers import new_table, play, save_round, table_game, table_of_every_kind
 
 # What a game's answer holds that belongs to its copy, not to the game played.
 OWN_TO_THE_COPY = {"code", "watch_code", "version", "can_edit"}
-
-
-def _save(client, code, number, results):
-    response = client.put(f"/api/games/{code}/rounds/{number}", json={"results": results})
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def _out(seat_count, points):
-    out = points.index(0)
-    return [
-        {"went_out": True} if seat == out else {"points": points[seat]}
-        for seat in range(seat_count)
-    ]
-
-
-def _played_game(client, table, players, *, order="up", first_dealer=0):
-    response = client.post(
-        "/api/games",
-        json={
-            "players": players,
-            "table": table["code"],
-            "order": order,
-            "first_dealer": first_dealer,
-        },
-    )
-    assert response.status_code == 201, response.text
-    return response.json()["code"]
-
-
-def _a_table_of_every_kind(client):
-    """A table with an ordinary game (rounds counted down, ended early), a solitaire game
-    (piles out of order, one laid out from its cards), a game won in a tie-break, a game
-    waiting for its tie-break, and a game someone joined mid-way and someone left."""
-    table = new_table(client)
-    ordinary = _played_game(client, table, ["Ann", "Ben", "Cy", "Dee"], order="down")
-    _save(client, ordinary, 1, _out(4, [0, 25, 40, 13]))
-    _save(client, ordinary, 2, _out(4, [7, 0, 12, 30]))
-    assert client.post(f"/api/games/{ordinary}/finish").status_code == 200
-
-    solitaire = _played_game(client, table, ["Ann"])
-    _save(client, solitaire, 2, [{"cards": ["7H", "7S", "7C", "KD"]}])
-    _save(client, solitaire, 1, [{"cards": ["7H", "7S", "7C"]}])  # a book: it closes
-    _save(client, solitaire, 11, [{"went_out": True}])
-    _save(client, solitaire, 5, [{"points": 9}])
-    assert client.post(f"/api/games/{solitaire}/finish").status_code == 200
-
-    tiebreak = _played_game(client, table, ["Ann", "Ben", "Cy"], first_dealer=1)
-    for number in range(1, 12):
-        _save(client, tiebreak, number, _out(3, [0, 20, 0]))
-    assert client.post(f"/api/games/{tiebreak}/tiebreak").status_code == 201
-    _save(client, tiebreak, 12, [{"points": 40}, None, {"went_out": True}])
-
-    waiting = _played_game(client, table, ["Ben", "Dee"])
-    for number in range(1, 12):
-        points = [0, 0] if number == 11 else [0, 10] if number % 2 else [10, 0]
-        _save(client, waiting, number, _out(2, points))
-    assert client.get(f"/api/games/{waiting}").json()["totals"] == [50, 50]
-    assert client.post(f"/api/games/{waiting}/tiebreak").status_code == 201
-
-    comings = _played_game(client, table, ["Ann", "Ben", "Cy", "Dee"])
-    for number in (1, 2, 3):
-        _save(client, comings, number, _out(4, [0, 10, 20, 20]))
-    joined = client.post(
-        f"/api/games/{comings}/players", json={"name": "Eve", "seat": 1, "start": 42}
-    )
-    assert joined.status_code == 201, joined.text
-    for number in (4, 5):
-        _save(client, comings, number, _out(5, [0, 10, 10, 20, 20]))
-    assert client.delete(f"/api/games/{comings}/players/0").status_code == 200  # Ann leaves
-    _save(client, comings, 6, [None, {"points": 10}, {"went_out": True}, *[{"points": 20}] * 2])
-    assert client.post(f"/api/games/{comings}/finish").status_code == 200
-    return table
 
 
 def _games_by_players(client, table):
@@ -98,7 +25,7 @@ def _as_played(game):
 
 
 def test_every_kind_of_game_comes_back_the_same_in_another_table(client):
-    table = _a_table_of_every_kind(client)
+    table = table_of_every_kind(client)
     before = _games_by_players(client, table)
     assert len(before) == 5
     exported = client.get(f"/api/tables/{table['code']}/export").json()
@@ -146,7 +73,7 @@ def test_every_kind_of_game_comes_back_the_same_in_another_table(client):
 
 
 def test_a_game_keeps_playing_after_it_comes_back(client):
-    table = _a_table_of_every_kind(client)
+    table = table_of_every_kind(client)
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     other = new_table(client, "Cousins")
     client.post(f"/api/tables/{other['code']}/import", json=exported)
@@ -157,7 +84,7 @@ def test_a_game_keeps_playing_after_it_comes_back(client):
         if g["players"] == ["Ben", "Dee"]
     )
     assert waiting["rounds"][11]["players_in"] == [0, 1]
-    state = _save(client, code, 12, [{"went_out": True}, {"points": 30}])
+    state = save_round(client, code, 12, [{"went_out": True}, {"points": 30}])
     assert state["finished"] is True and state["winners"] == [0]
 
 
@@ -183,7 +110,7 @@ def test_a_document_from_before_the_new_fields_still_imports(client):
 
 
 def test_a_document_that_cannot_be_so_is_422_and_changes_nothing(client):
-    table = _a_table_of_every_kind(client)
+    table = table_of_every_kind(client)
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     by_players = {tuple(g["players"]): g for g in exported["games"]}
     tiebreak = by_players[("Ann", "Ben", "Cy")]
@@ -236,7 +163,7 @@ def _sheet(client, table, players):
 
 
 def test_the_sheet_reads_right_for_every_kind_of_game(client):
-    table = _a_table_of_every_kind(client)
+    table = table_of_every_kind(client)
 
     comings = _sheet(client, table, ["Ann", "Eve", "Ben", "Cy", "Dee"])
     assert comings[0] == [

@@ -155,7 +155,7 @@ async def rename_or_merge(
 def chart(code: Code, session: SessionDep) -> Response:
     """The running totals as an SVG image, one line per player."""
     state = _game_or_404(session, code)
-    svg = totals_chart(state.players, running_totals(state), len(state.rounds))
+    svg = totals_chart(state.players, running_totals(state), len(state.main_rounds))
     return Response(
         svg,
         media_type="image/svg+xml",
