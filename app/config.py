@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     )
     create_rate_limit: str = Field(
         default="20/minute;200/day",
-        description="New games per client address (such as 20/minute;200/day), or off.",
+        description="New games and tables per client address (such as 20/minute;200/day), or off.",
     )
     streams_per_game: int = Field(
         default=100, description="Live update streams one game may have open at once."

@@ -6,14 +6,14 @@ from __future__ import annotations
 import csv
 import io
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlmodel import Session
 
 from . import games, tables
 from .db import begin_write
-from .games import GameError, GameState, RoundRecord
+from .games import GameError, GameState, PlayerState, RoundRecord, RoundState
 from .rules.cards import RANK_CODES, CardError, parse_card
 from .rules.scoring import RoundError, SeatResult
 
@@ -26,20 +26,36 @@ class ImportRefused(ValueError):
 
 
 def game_document(state: GameState) -> dict[str, Any]:
-    """The whole game as JSON: players, the planned rounds and every saved result."""
+    """The whole game as JSON: players (and when each came and went), the planned rounds
+    and every saved result. Fields added since format 1 are optional on import, so every
+    format 1 document still reads."""
     return {
         "format": FORMAT,
         "id": state.uid,
+        "mode": state.mode,
+        "order": state.order,
         "players": list(state.players),
+        "seats": [
+            {
+                "name": seat.name,
+                "start_points": seat.start_points,
+                "joined_round": seat.joined_round,
+                "left_round": seat.left_round,
+            }
+            for seat in state.seats
+        ],
         "first_dealer": state.first_dealer,
         "created_at": state.created_at.isoformat() if state.created_at else None,
         "finished_at": state.finished_at.isoformat() if state.finished_at else None,
         "rounds": [
             {
                 "number": r.number,
+                "kind": r.kind,
                 "cards_dealt": r.cards_dealt,
                 "wild_rank": r.wild_rank_code,
                 "dealer": r.dealer,
+                "first_player": r.first_player,
+                "players_in": list(r.players_in),
                 "results": None
                 if r.entries is None
                 else [
@@ -80,17 +96,31 @@ class _ResultIn(BaseModel):
 class _RoundIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     number: int
+    kind: Literal["round", "tiebreak"] = "round"
     cards_dealt: int
     wild_rank: str
     dealer: int
+    first_player: int | None = None
+    players_in: list[int] | None = Field(default=None, min_length=1, max_length=50)
     results: list[_ResultIn | None] | None = Field(default=None, max_length=50)
+
+
+class _SeatIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(max_length=200)
+    start_points: int = Field(default=0, ge=0, le=9999)
+    joined_round: int | None = Field(default=None, ge=1, le=100)
+    left_round: int | None = Field(default=None, ge=1, le=100)
 
 
 class _GameIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     format: int | None = None
     id: str = Field(min_length=1, max_length=64)
+    mode: Literal["game", "solitaire"] | None = None
+    order: Literal["up", "down", "shuffled"] = "up"
     players: list[str] = Field(min_length=1, max_length=50)
+    seats: list[_SeatIn] | None = Field(default=None, max_length=50)
     first_dealer: int = 0
     created_at: datetime
     finished_at: datetime | None = None
@@ -123,6 +153,9 @@ def import_table(session: Session, *, table_code: str, document: Any) -> int:
                 rounds=[_round_record(r) for r in game.rounds],
                 created_at=game.created_at,
                 finished_at=game.finished_at,
+                mode=game.mode,
+                order=game.order,
+                seats=None if game.seats is None else [_seat(seat) for seat in game.seats],
             )
         except (GameError, RoundError, CardError) as error:
             session.rollback()
@@ -158,19 +191,30 @@ def _parse(document: Any) -> _TableIn:
         raise ImportRefused(f"The document is malformed at {where}: {first['msg']}.") from error
 
 
+def _seat(seat: _SeatIn) -> PlayerState:
+    return PlayerState(
+        name=seat.name,
+        start_points=seat.start_points,
+        joined_round=seat.joined_round,
+        left_round=seat.left_round,
+    )
+
+
 def _round_record(round_in: _RoundIn) -> RoundRecord:
     rank = _RANK_BY_CODE.get(round_in.wild_rank.upper())
     if rank is None:
         raise GameError(f"Round {round_in.number} has an unknown wild rank.")
     results = None
     if round_in.results is not None:
+        # Cards, when kept, are what was typed (a solitaire pile that closed keeps its cards
+        # and their layout); else going out; else the points.
         results = [
             None
             if result is None
-            else SeatResult(went_out=True)
-            if result.went_out
             else SeatResult(cards=tuple(parse_card(c) for c in result.cards))
             if result.cards is not None
+            else SeatResult(went_out=True)
+            if result.went_out
             else SeatResult(points=result.points)
             for result in round_in.results
         ]
@@ -180,6 +224,9 @@ def _round_record(round_in: _RoundIn) -> RoundRecord:
         wild_rank=rank,
         dealer=round_in.dealer,
         results=results,
+        kind=round_in.kind,
+        first_player=round_in.first_player,
+        players_in=round_in.players_in,
     )
 
 
@@ -193,14 +240,24 @@ def _cell(text: str) -> str:
 
 def sheet_csv(state: GameState) -> str:
     """The score sheet: a header, a row per round (number, cards dealt, wild rank, dealer,
-    each player's points; blank when not played), and a totals row."""
+    each player's points; blank when not played or not in it), and a totals row. A player
+    who sat down mid-game adds a "Joined with" row first, so each column adds up to its
+    total; tie-break rounds, which never count in the totals, come after it."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["Round", "Cards dealt", "Wild", "Dealer", *map(_cell, state.players)])
-    for r in state.rounds:
-        scores = r.scores or [""] * len(state.players)
-        writer.writerow(
-            [r.number, r.cards_dealt, r.wild_rank_code, _cell(state.players[r.dealer]), *scores]
-        )
+    if any(seat.joined for seat in state.seats):
+        starts = [seat.start_points if seat.joined else "" for seat in state.seats]
+        writer.writerow(["Joined with", "", "", "", *starts])
+
+    def round_row(r: RoundState, label: str | int) -> list[str | int]:
+        scores = r.scores or [None] * len(state.players)
+        points = ["" if p is None else p for p in scores]
+        return [label, r.cards_dealt, r.wild_rank_code, _cell(state.players[r.dealer]), *points]
+
+    for r in state.main_rounds:
+        writer.writerow(round_row(r, r.number))
     writer.writerow(["Total", "", "", "", *state.totals])
+    for r in state.tiebreaks:
+        writer.writerow(round_row(r, "Tie-break"))
     return out.getvalue()

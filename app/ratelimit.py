@@ -1,4 +1,4 @@
-"""How many games one client address may create: CREATE_RATE_LIMIT, counted with the
+"""How many games and tables one client address may create: CREATE_RATE_LIMIT, counted with the
 `limits` library (moving windows in memory: one process holds every count)."""
 
 import math
@@ -13,16 +13,16 @@ from starlette.requests import Request
 class RateLimited(Exception):
     """Too many creations from one address; retry_after is in whole seconds."""
 
-    def __init__(self, retry_after: int) -> None:
+    def __init__(self, retry_after: int, what: str = "games") -> None:
         self.retry_after = retry_after
         super().__init__(
-            "Too many new games from this address for now. "
-            f"Try again in {_spoken(retry_after)}; games already started keep working."
+            f"Too many new {what} from this address for now. "
+            f"Try again in {_spoken(retry_after)}; {what} already started keep working."
         )
 
 
 class CreateLimiter:
-    """The per-address limits on creating games (and, later, tables)."""
+    """The per-address limits on creating games and tables (one count for both)."""
 
     def __init__(self, rule: str) -> None:
         self.items: list[RateLimitItem] = (
@@ -30,8 +30,9 @@ class CreateLimiter:
         )
         self.limiter = MovingWindowRateLimiter(MemoryStorage())
 
-    def check(self, request: Request) -> None:
-        """Count one creation for the request's client, or RateLimited when it is over."""
+    def check(self, request: Request, what: str = "games") -> None:
+        """Count one creation (of games or tables: what, for the message) for the request's
+        client, or RateLimited when it is over."""
         if not self.items:
             return
         # The client address is the forwarded one when a trusted proxy sent the request
@@ -40,7 +41,7 @@ class CreateLimiter:
         for item in self.items:
             if not self.limiter.test(item, "create", address):
                 reset_at = self.limiter.get_window_stats(item, "create", address).reset_time
-                raise RateLimited(max(1, math.ceil(reset_at - time.time())))
+                raise RateLimited(max(1, math.ceil(reset_at - time.time())), what)
         for item in self.items:
             self.limiter.hit(item, "create", address)
 

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, delete, func, or_, select
 from . import games
 from .db import begin_write
 from .games import GameMode, GameState
-from .models import PairSums, Person, PersonGame, PersonSums, PlayTable, TableGame
+from .models import PairSums, Person, PersonGame, PersonSums, PlayTable, Seat, TableGame
 from .rules.schedule import RoundOrder
 from .rules.stats import (
     HeadToHead,
@@ -396,7 +396,9 @@ def _record(session: Session, state: GameState, *, refresh: bool = True) -> None
         return
     link.code, link.watch_code = state.code, state.watch_code
     link.finished, link.deleted = state.finished, state.deleted
-    link.rounds_saved, link.round_count = state.rounds_saved, len(state.rounds)
+    # Tie-breaks are not among the rounds a game has: one won in a tie-break is not "ended
+    # early".
+    link.rounds_saved, link.round_count = state.rounds_saved, len(state.main_rounds)
     session.add(link)
     # Tie-break rounds only pick the winner (state.winners); totals and round counts come
     # from the eleven rounds.
@@ -577,11 +579,19 @@ def _sum_people(
             func.max(case((full, PersonGame.total))),
             sum_if(together, PersonGame.rounds),
             sum_if(together, PersonGame.went_out),
-            sum_if(together, PersonGame.total),
+            # Points scored in rounds: a joined player's start points are in no round.
+            sum_if(together, PersonGame.total - func.coalesce(Seat.start_points, 0)),
             sum_if(together, PersonGame.zero_rounds),
             count_if(alone),
             count_if(and_(alone, col(PersonGame.won))),
             func.min(case((alone, PersonGame.total))),
+        )
+        .outerjoin(
+            Seat,
+            and_(
+                col(Seat.game_id) == col(PersonGame.game_id),
+                col(Seat.position) == col(PersonGame.position),
+            ),
         )
         .where(PersonGame.table_id == table_id, col(PersonGame.counted))
         .group_by(col(PersonGame.person_id))

@@ -41,6 +41,70 @@ def test_creating_games_is_limited_per_address(tmp_path):
         assert 'value="Ann"' in form.text
 
 
+def test_creating_tables_is_limited_per_address_with_games(tmp_path):
+    with make_client(tmp_path, create_rate_limit="3/minute") as client:
+        assert client.post("/api/games", json=PLAYERS).status_code == 201
+        for _ in range(2):
+            assert client.post("/api/tables", json={"name": "The Smiths"}).status_code == 201
+        refused = client.post("/api/tables", json={"name": "The Smiths"})
+        assert refused.status_code == 429
+        assert 0 < int(refused.headers["retry-after"]) <= 60
+        assert "Too many new tables" in refused.json()["detail"]
+        # Games and tables share the one count.
+        assert client.post("/api/games", json=PLAYERS).status_code == 429
+
+
+def test_the_home_page_table_form_says_why_and_keeps_the_name(tmp_path):
+    with make_client(tmp_path, create_rate_limit="1/minute") as client:
+        assert client.post("/tables", data={"table_name": "Cousins"}).status_code == 200
+        form = client.post("/tables", data={"table_name": "The Smiths"})
+        assert form.status_code == 429
+        assert int(form.headers["retry-after"]) > 0
+        text = visible_text(form.text)
+        assert "Too many new tables" in text and "Try again in" in text
+        assert 'value="The Smiths"' in form.text
+        # The home page around it is whole: this browser's table is still listed.
+        assert "Cousins" in text and "Start a table" in text
+
+
+def test_a_refused_table_name_is_kept_on_the_home_page(tmp_path):
+    with make_client(tmp_path) as client:
+        form = client.post("/tables", data={"table_name": "x" * 61})
+        assert form.status_code == 422
+        assert 'value="' + "x" * 61 + '"' in form.text
+        assert "Start a table" in visible_text(form.text)
+
+
+def test_games_started_on_a_table_page_and_rematches_count(tmp_path):
+    with make_client(tmp_path, create_rate_limit="3/minute") as client:
+        table = client.post("/api/tables", json={"name": "The Smiths"}).json()
+        fields = {"name_0": "Ann", "name_1": "Ben", "first_dealer": "0", "action": "create"}
+        started = client.post(f"/t/{table['code']}/games", data=fields, follow_redirects=False)
+        assert started.status_code == 303
+        code = started.headers["location"].rsplit("/", 1)[-1]
+        client.put(f"/api/games/{code}/rounds/1", json={"results": went_out_first(2)})
+        assert client.post(f"/api/games/{code}/finish").status_code == 200
+        assert client.post(f"/api/games/{code}/rematch").status_code == 201
+        # The limit is reached: asking again for the same rematch is not a new game.
+        assert client.post(f"/api/games/{code}/rematch").status_code == 200
+        refused = client.post(f"/t/{table['code']}/games", data=fields)
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
+        assert "Too many new games" in visible_text(refused.text)
+        assert 'value="Ann"' in refused.text and 'value="Ben"' in refused.text
+        assert client.get(f"/api/tables/{table['code']}").json()["game_count"] == 2
+
+
+def test_a_rematch_beyond_the_limit_is_429(tmp_path):
+    with make_client(tmp_path, create_rate_limit="1/minute") as client:
+        code = client.post("/api/games", json=PLAYERS).json()["code"]
+        client.put(f"/api/games/{code}/rounds/1", json={"results": went_out_first(3)})
+        assert client.post(f"/api/games/{code}/finish").status_code == 200
+        refused = client.post(f"/api/games/{code}/rematch")
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
+        page = client.post(f"/g/{code}/rematch")
+        assert page.status_code == 429 and "Too many new games" in visible_text(page.text)
+
+
 def test_both_windows_of_the_default_rule_count(tmp_path):
     with make_client(tmp_path, create_rate_limit="5/minute;6/day") as client:
         statuses = [client.post("/api/games", json=PLAYERS).status_code for _ in range(6)]

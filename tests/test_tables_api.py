@@ -404,6 +404,9 @@ def test_stats_follow_players_joining_and_leaving_a_table_game(client):
     assert (stats["Ann"]["went_out"], stats["Ben"]["went_out"]) == (10, 1)
     # Only a seat that played all eleven rounds has a best total from this game.
     assert [stats[name]["best_total"] for name in listed["players"]] == [None, None, 100, 220, 220]
+    # Eve's 42 to start were scored in no round: 80 points over her 8 rounds is 10 a round.
+    assert stats["Eve"]["average_round"] == 10
+    assert stats["Ben"]["average_round"] == 100 / 11
 
 
 def test_a_tiebreak_picks_the_winner_but_leaves_totals_alone(client):
@@ -417,6 +420,11 @@ def test_a_tiebreak_picks_the_winner_but_leaves_totals_alone(client):
     ann, cy = person(answer, "Ann")["stats"], person(answer, "Cy")["stats"]
     assert (ann["best_total"], ann["wins"], ann["rounds"]) == (0, 0, 11)
     assert (cy["best_total"], cy["wins"], cy["rounds"]) == (0, 1, 11)
+    # A game won in a tie-break played all its rounds: it was not ended early.
+    listed = answer["games"][0]
+    assert (listed["rounds_saved"], listed["round_count"]) == (11, 11)
+    page = client.get(f"/t/{table['code']}").text
+    assert "finished: <strong>Cy</strong> wins" in page and "finished after" not in page
 
 
 def went_out(seat_count, points):

@@ -45,6 +45,16 @@ def test_solitaire_from_the_form(client):
         assert f"Pile {number} {number + 2} cards · {plural} wild not saved" in text
 
 
+def test_a_solitaire_game_ended_early_says_how_many_piles_it_had(client, new_game):
+    code = new_game(["Sol"])["code"]
+    client.put(f"/api/games/{code}/rounds/1", json={"results": [{"points": 4}]})
+    client.put(f"/api/games/{code}/rounds/2", json={"results": [{"went_out": True}]})
+    assert client.post(f"/api/games/{code}/finish").status_code == 200
+    text = visible_text(client.get(f"/g/{code}").text)
+    assert "Solitaire ended after 2 of 11 piles" in text and "all 11 piles" not in text
+    assert "Not this time: 4 points left" in text
+
+
 def test_one_name_for_a_game_or_two_for_solitaire_is_refused_and_kept(client):
     one = create_by_form(client, ["Ann"], mode="game")
     assert one.status_code == 422

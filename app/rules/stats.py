@@ -65,6 +65,9 @@ class PersonGameLine:
     full_game: bool
     won: bool
     solitaire: bool = False
+    start_points: int = 0
+    """What the person started with, having sat down mid-game: in the total, but scored in
+    no round."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,7 @@ def totals_of(lines: Iterable[PersonGameLine]) -> PersonTotals:
         worst_total=max(full_totals, default=None),
         rounds=sum(line.rounds for line in together),
         went_out=sum(line.went_out for line in together),
-        points=sum(line.total for line in together),
+        points=sum(line.total - line.start_points for line in together),
         zero_rounds=sum(line.zero_rounds for line in together),
         solitaire_played=len(alone),
         solitaire_won=sum(line.won for line in alone),

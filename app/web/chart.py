@@ -19,15 +19,30 @@ DARK = ["#7fb2ff", "#ff8a7a", "#6fdc8c", "#d2a8ff", "#ffc861", "#5fd4e6", "#ff8f
 DASHES = ["", "6 4", "2 3"]
 
 
-def running_totals(state: GameState) -> list[list[int]]:
-    """Each seat's total after round 0, 1, 2… up to the last round saved."""
-    lines = [[0] for _ in state.players]
-    for round_state in state.rounds:
+Line = list[tuple[int, int]]
+"""One seat's running total as (round number, total) points."""
+
+# Beyond this many letters a name shares no legend row: each name gets a whole row.
+LEGEND_NAME_SHARING_ROW = 16
+
+
+def running_totals(state: GameState) -> list[Line]:
+    """Each seat's total after each of the eleven rounds (or piles) it played, from its start:
+    round 0 for the players from the start, the round before it joined, with its start points,
+    for a player who sat down mid-game. Tie-breaks never change a total: they are left out."""
+    lines: list[Line] = [
+        [((seat.joined_round or 1) - 1, seat.start_points)] for seat in state.seats
+    ]
+    for round_state in state.main_rounds:
         scores = round_state.scores
         if scores is None:
+            # A game's rounds are saved in order; solitaire piles in any order.
+            if state.is_solitaire:
+                continue
             break
         for seat, points in enumerate(scores):
-            lines[seat].append(lines[seat][-1] + points)
+            if points is not None:
+                lines[seat].append((round_state.number, lines[seat][-1][1] + points))
     return lines
 
 
@@ -44,13 +59,15 @@ def _style() -> str:
     return "".join(rules) + "@media (prefers-color-scheme:dark){" + "".join(dark) + "}"
 
 
-def totals_chart(players: Sequence[str], lines: Sequence[Sequence[int]], round_count: int) -> str:
-    """The chart as a standalone SVG document; names are escaped."""
-    top = max((max(line) for line in lines), default=0) or 1
+def totals_chart(players: Sequence[str], lines: Sequence[Line], round_count: int) -> str:
+    """The chart as a standalone SVG document; names are escaped. Two names share a legend
+    row, unless one is long: then each has a row, so no name is cut off."""
+    top = max((total for line in lines for _, total in line), default=0) or 1
     step = _nice_step(top)
     top = -(-top // step) * step
     plot_width = WIDTH - PLOT_LEFT - PLOT_RIGHT
-    legend_rows = -(-len(players) // 2)
+    per_row = 1 if any(len(name) > LEGEND_NAME_SHARING_ROW for name in players) else 2
+    legend_rows = -(-len(players) // per_row)
     height = PLOT_TOP + PLOT_HEIGHT + 26 + legend_rows * LEGEND_ROW
 
     def x(round_number: int) -> float:
@@ -81,11 +98,11 @@ def totals_chart(players: Sequence[str], lines: Sequence[Sequence[int]], round_c
         style = f"s{seat % len(LIGHT)}"
         dash = DASHES[(seat // len(LIGHT)) % len(DASHES)]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        points = " ".join(f"{x(n):.1f},{y(total):.1f}" for n, total in enumerate(line))
+        points = " ".join(f"{x(n):.1f},{y(total):.1f}" for n, total in line)
         parts.append(f'<polyline class="line {style}"{dash_attr} points="{points}"/>')
-        legend_x = 10 + (seat % 2) * (WIDTH // 2)
-        legend_y = PLOT_TOP + PLOT_HEIGHT + 26 + (seat // 2) * LEGEND_ROW
-        last = line[-1] if line else 0
+        legend_x = 10 + (seat % per_row) * (WIDTH // 2)
+        legend_y = PLOT_TOP + PLOT_HEIGHT + 26 + (seat // per_row) * LEGEND_ROW
+        last = line[-1][1]
         parts.append(
             f'<line class="line {style}"{dash_attr} x1="{legend_x}" x2="{legend_x + 22}" '
             f'y1="{legend_y + 8}" y2="{legend_y + 8}"/>'

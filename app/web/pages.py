@@ -13,7 +13,7 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from ..addresses import shared_base
 from ..config import PROJECT_DIR
@@ -188,18 +188,22 @@ def _set_games_cookie(response: Response, request: Request, codes: list[str]) ->
 @router.get("/")
 def home(request: Request, session: SessionDep) -> Response:
     """Start a game, or reopen one this browser has seen."""
+    return render(request, "home.html", home_context(request, session))
+
+
+def home_context(request: Request, session: Session) -> dict[str, Any]:
+    """What the home page shows: a blank new game, and this browser's games and tables."""
     games = []
     for code in remembered_codes(request):
         try:
             games.append(load_game(session, code=code))
         except GameNotFound:
             continue
-    context = {
+    return {
         "form": NewGameForm.blank(),
         "games": games,
         "tables": remembered_tables(request, session),
     }
-    return render(request, "home.html", context)
 
 
 @router.post("/games")

@@ -20,6 +20,7 @@ from ..games import (
     load_game,
     restore_game,
 )
+from ..ratelimit import RateLimited
 from ..rules.cards import MAX_PLAYERS
 from ..rules.stats import result_line
 from ..tables import (
@@ -37,8 +38,9 @@ from ..tables import (
 )
 from .chart import running_totals, totals_chart
 from .forms import NewGameForm
-from .pages import posted_fields, redirect, remember, render, templates
+from .pages import home_context, posted_fields, redirect, remember, render, templates
 from .table_cookie import remember_table
+from .tables_api import check_rematch_limit
 
 router = APIRouter(include_in_schema=False)
 Code = Annotated[str, Path()]
@@ -56,14 +58,26 @@ templates.env.globals.update(share_result=share_result, CHART_FROM_ROUNDS=CHART_
 
 @router.post("/tables")
 async def new_table(request: Request, session: SessionDep) -> Response:
-    """Start a table from the home page."""
+    """Start a table from the home page; a refusal shows the home page again, with the name
+    as typed and the reason by the form."""
     fields = await posted_fields(request)
+    name = fields.get("table_name", "")
+    headers: dict[str, str] = {}
     try:
-        state = create_table(session, name=fields.get("table_name", ""))
+        request.app.state.create_limiter.check(request, "tables")
+        state = create_table(session, name=name)
     except TableError as error:
-        return render(request, "error.html", {"message": str(error)}, status_code=422)
-    response = redirect(request, request.url_for("table_page", code=state.code))
-    remember_table(response, request, state.code)
+        message, status = str(error), 422
+    except RateLimited as error:
+        message, status = str(error), 429
+        headers["Retry-After"] = str(error.retry_after)
+    else:
+        response = redirect(request, request.url_for("table_page", code=state.code))
+        remember_table(response, request, state.code)
+        return response
+    context = {**home_context(request, session), "table_name": name, "table_error": message}
+    response = render(request, "home.html", context, status_code=status)
+    response.headers.update(headers)
     return response
 
 
@@ -82,12 +96,16 @@ async def table_new_game(request: Request, code: Code, session: SessionDep) -> R
     state = _table_for_edit(session, code, games_limit=GAMES_SHOWN)
     fields = await posted_fields(request)
     form = NewGameForm.parse(fields)
+    status, headers = 200, {}
     picked = fields.get("pick", "")
     if picked:
         _seat_person(form, picked)
     elif not form.apply_action(fields):
         names, first_dealer = form.players()
         try:
+            if form.problem:
+                raise GameError(form.problem)
+            request.app.state.create_limiter.check(request)
             game = start_game(
                 session,
                 table_code=code,
@@ -97,14 +115,17 @@ async def table_new_game(request: Request, code: Code, session: SessionDep) -> R
                 mode="solitaire" if form.mode == "solitaire" else "game",
             )
         except GameError as error:
-            form.error = str(error)
+            form.error, status = str(error), 422
+        except RateLimited as error:
+            form.error, status = str(error), 429
+            headers["Retry-After"] = str(error.retry_after)
         else:
             response = redirect(request, request.url_for("game_page", code=game.code))
             remember(response, request, game.code)
             return response
-    return _table_response(
-        request, state, form, block="new_game", status_code=422 if form.error else 200
-    )
+    response = _table_response(request, state, form, block="new_game", status_code=status)
+    response.headers.update(headers)
+    return response
 
 
 @router.post("/t/{code}/people/{person_id}")
@@ -134,7 +155,7 @@ async def rename_or_merge(
 def chart(code: Code, session: SessionDep) -> Response:
     """The running totals as an SVG image, one line per player."""
     state = _game_or_404(session, code)
-    svg = totals_chart(state.players, running_totals(state), len(state.rounds))
+    svg = totals_chart(state.players, running_totals(state), len(state.main_rounds))
     return Response(
         svg,
         media_type="image/svg+xml",
@@ -161,6 +182,12 @@ def sheet(code: Code, session: SessionDep) -> Response:
 def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Start the rematch and go to it."""
     _game_for_edit(session, code)
+    try:
+        check_rematch_limit(request, session, code)
+    except RateLimited as error:
+        response = render(request, "error.html", {"message": str(error)}, status_code=429)
+        response.headers["Retry-After"] = str(error.retry_after)
+        return response
     try:
         new, _ = rematch(session, code=code)
     except GameError as error:

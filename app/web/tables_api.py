@@ -15,6 +15,7 @@ from sqlmodel import Session
 from ..db import SessionDep
 from ..exports import ImportRefused, game_document, import_table, table_document
 from ..games import GameError, delete_game, load_game, restore_game
+from ..ratelimit import RateLimited
 from ..tables import (
     NoSuchPerson,
     ReadOnlyTable,
@@ -123,6 +124,20 @@ def table_public(state: TableState) -> dict[str, Any]:
     return answer
 
 
+def check_rematch_limit(request: Request, session: Session, code: str) -> None:
+    """A rematch about to start a new game counts as one; asking again for one already
+    started does not. RateLimited beyond CREATE_RATE_LIMIT."""
+    state = load_game(session, code=code)
+    if state.finished and state.rematch_code is None:
+        request.app.state.create_limiter.check(request)
+
+
+def _too_many(error: RateLimited) -> JSONResponse:
+    return JSONResponse(
+        {"detail": str(error)}, status_code=429, headers={"Retry-After": str(error.retry_after)}
+    )
+
+
 def _error(status_code: int, detail: str) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=status_code)
 
@@ -140,8 +155,12 @@ def code_problem(engine: Engine, code: str, method: str) -> Exception | None:
 
 
 @router.post("/tables", status_code=status.HTTP_201_CREATED)
-def create(body: TableCreate, session: SessionDep) -> Any:
-    """Start a table."""
+def create(body: TableCreate, request: Request, session: SessionDep) -> Any:
+    """Start a table (counted with new games against CREATE_RATE_LIMIT: 429 beyond)."""
+    try:
+        request.app.state.create_limiter.check(request, "tables")
+    except RateLimited as error:
+        return _too_many(error)
     try:
         state = create_table(session, name=body.name)
     except TableError as error:
@@ -215,8 +234,13 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
 
 
 @router.post("/games/{code}/rematch", status_code=status.HTTP_201_CREATED)
-def rematch_game(code: KeeperCode, session: SessionDep) -> Any:
-    """Start the next game: the same players and seats, the deal one seat further on."""
+def rematch_game(code: KeeperCode, request: Request, session: SessionDep) -> Any:
+    """Start the next game: the same players and seats, the deal one seat further on (a new
+    game: counted against CREATE_RATE_LIMIT)."""
+    try:
+        check_rematch_limit(request, session, code)
+    except RateLimited as error:
+        return _too_many(error)
     try:
         state, created = rematch(session, code=code)
     except GameError as error:

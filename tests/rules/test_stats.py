@@ -144,3 +144,14 @@ def test_the_result_to_share_puts_the_winner_first():
     assert result_line(players, totals, [1]) == "Ann wins with 209 · Cy 209 · Dee 313 · Ben 373"
     assert result_line(players, totals, [1, 2]) == "Ann & Cy win with 209 · Dee 313 · Ben 373"
     assert result_line(players, totals, []) == ""
+
+
+def test_start_points_of_a_player_who_joined_count_in_the_total_not_per_round():
+    # Eve sat down with 42 points and scored 80 in her 8 rounds: 122 in all, 10 a round.
+    joined = PersonGameLine(
+        game=9, person=7, total=122, rounds=8, went_out=0, zero_rounds=0, full_game=False,
+        won=False, start_points=42,
+    )  # fmt: skip
+    stats = person_stats([joined])
+    assert stats.average_round == 10
+    assert (stats.games, stats.best_total) == (1, None)
