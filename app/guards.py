@@ -170,7 +170,7 @@ class StreamStartGate:
     ahead of any request that came after them; parked here, they wait without cost while
     the table's own requests go straight through."""
 
-    def __init__(self, app: ASGIApp, *, at_once: int = 4) -> None:
+    def __init__(self, app: ASGIApp, *, at_once: int = 2) -> None:
         self.app = app
         self.at_once = at_once
         self._gates: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
