@@ -89,6 +89,25 @@ def test_a_closed_pile_scores_nothing_and_typed_points_must_be_reachable():
         score_pile(cards_dealt=3, wild_rank=3, points=149, pile_name="pile 1")
 
 
+def test_a_pile_says_what_it_needs_in_the_players_words():
+    # Without a name a pile is "this pile", as the message a player reads starts with it.
+    with pytest.raises(PileError) as wrong_count:
+        score_pile(cards_dealt=4, wild_rank=4, cards=[parse_card("7H")])
+    assert str(wrong_count.value) == "This pile holds 4 cards: tap exactly 4, not 1."
+    with pytest.raises(PileError) as nothing:
+        score_pile(cards_dealt=4, wild_rank=4)
+    assert str(nothing.value) == "Say whether this pile closed, or give its cards or its points."
+
+
+def test_typed_pile_points_follow_the_piles_own_wild_rank():
+    # Threes are wild in the pile of 3: a three left costs 20, so 3 points cannot be left,
+    # while 20 can (one wild three) and so can 4 (a four).
+    with pytest.raises(PileError, match="No 3 cards left in this pile add up to 3"):
+        score_pile(cards_dealt=3, wild_rank=3, points=3)
+    assert score_pile(cards_dealt=3, wild_rank=3, points=20).points == 20
+    assert score_pile(cards_dealt=3, wild_rank=3, points=4).points == 4
+
+
 def test_solitaire_is_won_only_when_every_pile_closed():
     assert solitaire_result([0] * 11).won is True
     lost = solitaire_result([0] * 10 + [13])
@@ -195,6 +214,7 @@ def test_a_late_arrival_starts_with_points_and_leavers_are_not_leaders():
 def test_the_average_start_is_rounded():
     assert average_total([10, 11]) == 11  # 10.5 rounds up
     assert average_total([10, 10, 11]) == 10
+    assert average_total([]) == 0  # nobody to average: a start of nothing
 
 
 # --- only hands a deal could give -------------------------------------------------------
