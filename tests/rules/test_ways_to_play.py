@@ -194,6 +194,25 @@ def test_after_a_leave_the_deal_skips_the_player_who_left():
     assert [p.first_player for p in plans][:3] == [3, 0, 2]
 
 
+def test_a_changed_table_plays_the_same_rounds_with_the_same_wild_ranks():
+    # Kings first: round 4 deals 10 cards, tens wild, and still does after someone joins.
+    unplayed = plan_rounds(seat_count=3, order="down")[3:]
+    plans = replan(unplayed, next_dealer=0, seats_in=[0, 1, 2, 3], seat_count=4)
+    assert [(p.number, p.cards_dealt, p.wild_rank) for p in plans] == [
+        (number, 14 - number, 14 - number) for number in range(4, 12)
+    ]
+    assert all(p.kind == "round" for p in plans)
+
+
+def test_a_tiebreak_stays_a_tiebreak_when_a_tied_player_leaves():
+    tiebreak = plan_tiebreak(
+        number=12, tied=[0, 1, 2], last_dealer=0, dealing_seats=[0, 1, 2], seat_count=3
+    )
+    [plan] = replan([tiebreak], next_dealer=1, seats_in=[1, 2], seat_count=3)
+    assert (plan.number, plan.kind, plan.cards_dealt, plan.wild_rank) == (12, "tiebreak", 6, 6)
+    assert plan.players_in == (1, 2)
+
+
 def test_when_the_next_dealer_leaves_the_next_player_still_in_deals():
     unplayed = plan_rounds(seat_count=4)[2:]
     plans = replan(unplayed, next_dealer=2, seats_in=[0, 1, 3], seat_count=4)
