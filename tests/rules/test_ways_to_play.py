@@ -61,6 +61,7 @@ def test_solitaire_deals_eleven_piles_each_wild_at_its_size():
     piles = solitaire_piles()
     assert [(p.cards_dealt, p.wild_rank) for p in piles] == [(n, n) for n in range(3, 14)]
     assert all(p.players_in == (0,) for p in piles)
+    assert all(p.dealer == 0 and p.first_player == 0 for p in piles)  # the one player
 
 
 def test_a_pile_of_cards_scores_what_the_best_layout_leaves():
