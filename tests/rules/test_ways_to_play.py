@@ -130,6 +130,11 @@ def test_the_tiebreak_deals_six_cards_to_the_tied_only():
     assert plan.first_player == 3  # the first tied player on the dealer's left
 
 
+def test_one_player_alone_has_nobody_to_break_a_tie_with():
+    with pytest.raises(ValueError, match="a tie-break needs at least two tied players"):
+        plan_tiebreak(number=12, tied=[2], last_dealer=0, dealing_seats=[0, 1, 2], seat_count=3)
+
+
 def test_the_tiebreak_dealer_need_not_play():
     plan = plan_tiebreak(
         number=12, tied=[0, 2], last_dealer=0, dealing_seats=[0, 1, 2], seat_count=3
