@@ -131,8 +131,9 @@ def test_the_tiebreak_deals_six_cards_to_the_tied_only():
 
 
 def test_one_player_alone_has_nobody_to_break_a_tie_with():
-    with pytest.raises(ValueError, match="a tie-break needs at least two tied players"):
+    with pytest.raises(ValueError) as alone:
         plan_tiebreak(number=12, tied=[2], last_dealer=0, dealing_seats=[0, 1, 2], seat_count=3)
+    assert str(alone.value) == "a tie-break needs at least two tied players"
 
 
 def test_the_tiebreak_dealer_need_not_play():
@@ -228,6 +229,15 @@ def test_when_the_next_dealer_leaves_the_next_player_still_in_deals():
 def test_next_seat_goes_clockwise_among_the_players_named():
     assert next_seat(3, among=[0, 2], seat_count=5) == 0
     assert next_seat(0, among=[0], seat_count=5) == 0
+
+
+def test_next_seat_says_when_nobody_can_take_the_deal():
+    with pytest.raises(ValueError) as empty:
+        next_seat(1, among=[], seat_count=4)
+    assert str(empty.value) == "nobody is left at the table"
+    with pytest.raises(ValueError) as elsewhere:
+        next_seat(1, among=[5, 7], seat_count=4)
+    assert str(elsewhere.value) == "no seat of [5, 7] sits at a table of 4"
 
 
 def test_a_late_arrival_starts_with_points_and_leavers_are_not_leaders():
