@@ -154,6 +154,8 @@ def test_the_fewest_tiebreak_points_win_and_a_new_tie_plays_again():
     assert after_tiebreaks([0, 2], [[5, None, 9]]) == [0]
     assert after_tiebreaks([0, 1, 2], [[5, 5, 9]]) == [0, 1]
     assert after_tiebreaks([0, 1, 2], [[5, 5, 9], [None, 0, None]]) == [1]
+    # A tie-break round none of them played settles nothing; the next one still counts.
+    assert after_tiebreaks([0, 1], [[None, None, 4], [3, 7, None]]) == [0]
 
 
 def test_a_tiebreak_round_scores_only_the_tied_seats():
