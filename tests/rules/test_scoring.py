@@ -246,3 +246,17 @@ def test_jokers_fit_up_to_the_decks_count():
         score_round(
             seven, seat_names=["Ann", "Ben", "Cy"], cards_dealt=4, wild_rank=4, decks=Decks(1)
         )
+
+
+def test_every_reason_a_round_is_refused_is_told_one_after_another():
+    with pytest.raises(RoundError) as refused:
+        score_round(
+            [SeatResult(points=4), SeatResult(cards=cards("3H", "4H", "5H", "6H"))],
+            seat_names=["Ann", "Ben"],
+            cards_dealt=3,
+            wild_rank=3,
+            decks=Decks(1),
+        )
+    assert str(refused.value) == (
+        "Choose the player who went out first. Ben has 4 cards, but only 3 were dealt this round."
+    )

@@ -17,7 +17,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from app.rules.cards import CardError, Decks
-from app.rules.solver import Group, Solution, has_wild_only_group, solve
+from app.rules.solver import (
+    Group,
+    Solution,
+    check_hand_size,
+    has_wild_only_group,
+    round_wild_rank,
+    solve,
+)
 
 SUITS = "SHCDR"
 RANK_OF = {"J": 11, "Q": 12, "K": 13, **{str(n): n for n in range(3, 11)}}
@@ -417,3 +424,39 @@ def test_any_small_hand_agrees_with_the_reference(
 def test_a_group_of_only_wilds_is_recognised_for_the_ruling():
     assert has_wild_only_group(solve(["JOKER", "3H", "3S"], "3"), 3)
     assert not has_wild_only_group(solve(["9H", "9S", "JOKER"], "3"), 3)
+
+
+# --- the round a hand is checked for ------------------------------------------------------
+
+
+def test_a_hand_of_the_wrong_size_is_told_how_many_cards_it_holds():
+    with pytest.raises(ValueError) as dealt:
+        check_hand_size(4, cards_dealt=5, discard=False)
+    assert str(dealt.value) == (
+        "5 cards were dealt this round: a hand holds exactly 5 cards, not 4."
+    )
+    with pytest.raises(ValueError) as drawn:
+        check_hand_size(5, cards_dealt=5, discard=True)
+    assert str(drawn.value) == (
+        "5 cards were dealt this round: a hand just after drawing, holds exactly 6 cards, not 5."
+    )
+    check_hand_size(5, cards_dealt=5, discard=False)
+    check_hand_size(6, cards_dealt=5, discard=True)
+
+
+def test_the_wild_rank_of_a_round_comes_from_the_cards_dealt_or_is_given():
+    assert round_wild_rank(None, 11) == 11
+    assert round_wild_rank("q", None) == 12
+    assert round_wild_rank("K", 13) == 13
+    with pytest.raises(ValueError) as never:
+        round_wild_rank(None, 14)
+    assert str(never.value) == "14 cards are never dealt: rounds deal 3 to 13."
+    with pytest.raises(ValueError) as neither:
+        round_wild_rank(None, None)
+    assert str(neither.value) == "Give the wild rank, or the cards dealt this round."
+    with pytest.raises(ValueError) as disagree:
+        round_wild_rank("7", 11)
+    assert str(disagree.value) == (
+        "With 11 cards dealt the wild rank is J, not 7: the wild rank always matches the "
+        "cards dealt."
+    )

@@ -155,3 +155,8 @@ def test_start_points_of_a_player_who_joined_count_in_the_total_not_per_round():
     stats = person_stats([joined])
     assert stats.average_round == 10
     assert (stats.games, stats.best_total) == (1, None)
+
+
+def test_a_game_without_rounds_is_nobodys_full_game():
+    outcomes = game_outcomes([], [], seat_count=2, winners=[])
+    assert [outcome.full_game for outcome in outcomes] == [False, False]

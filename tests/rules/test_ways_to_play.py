@@ -61,6 +61,7 @@ def test_solitaire_deals_eleven_piles_each_wild_at_its_size():
     piles = solitaire_piles()
     assert [(p.cards_dealt, p.wild_rank) for p in piles] == [(n, n) for n in range(3, 14)]
     assert all(p.players_in == (0,) for p in piles)
+    assert all(p.dealer == 0 and p.first_player == 0 for p in piles)  # the one player
 
 
 def test_a_pile_of_cards_scores_what_the_best_layout_leaves():
@@ -89,6 +90,25 @@ def test_a_closed_pile_scores_nothing_and_typed_points_must_be_reachable():
         score_pile(cards_dealt=3, wild_rank=3, points=149, pile_name="pile 1")
 
 
+def test_a_pile_says_what_it_needs_in_the_players_words():
+    # Without a name a pile is "this pile", as the message a player reads starts with it.
+    with pytest.raises(PileError) as wrong_count:
+        score_pile(cards_dealt=4, wild_rank=4, cards=[parse_card("7H")])
+    assert str(wrong_count.value) == "This pile holds 4 cards: tap exactly 4, not 1."
+    with pytest.raises(PileError) as nothing:
+        score_pile(cards_dealt=4, wild_rank=4)
+    assert str(nothing.value) == "Say whether this pile closed, or give its cards or its points."
+
+
+def test_typed_pile_points_follow_the_piles_own_wild_rank():
+    # Threes are wild in the pile of 3: a three left costs 20, so 3 points cannot be left,
+    # while 20 can (one wild three) and so can 4 (a four).
+    with pytest.raises(PileError, match="No 3 cards left in this pile add up to 3"):
+        score_pile(cards_dealt=3, wild_rank=3, points=3)
+    assert score_pile(cards_dealt=3, wild_rank=3, points=20).points == 20
+    assert score_pile(cards_dealt=3, wild_rank=3, points=4).points == 4
+
+
 def test_solitaire_is_won_only_when_every_pile_closed():
     assert solitaire_result([0] * 11).won is True
     lost = solitaire_result([0] * 10 + [13])
@@ -110,6 +130,12 @@ def test_the_tiebreak_deals_six_cards_to_the_tied_only():
     assert plan.first_player == 3  # the first tied player on the dealer's left
 
 
+def test_one_player_alone_has_nobody_to_break_a_tie_with():
+    with pytest.raises(ValueError) as alone:
+        plan_tiebreak(number=12, tied=[2], last_dealer=0, dealing_seats=[0, 1, 2], seat_count=3)
+    assert str(alone.value) == "a tie-break needs at least two tied players"
+
+
 def test_the_tiebreak_dealer_need_not_play():
     plan = plan_tiebreak(
         number=12, tied=[0, 2], last_dealer=0, dealing_seats=[0, 1, 2], seat_count=3
@@ -128,6 +154,8 @@ def test_the_fewest_tiebreak_points_win_and_a_new_tie_plays_again():
     assert after_tiebreaks([0, 2], [[5, None, 9]]) == [0]
     assert after_tiebreaks([0, 1, 2], [[5, 5, 9]]) == [0, 1]
     assert after_tiebreaks([0, 1, 2], [[5, 5, 9], [None, 0, None]]) == [1]
+    # A tie-break round none of them played settles nothing; the next one still counts.
+    assert after_tiebreaks([0, 1], [[None, None, 4], [3, 7, None]]) == [0]
 
 
 def test_a_tiebreak_round_scores_only_the_tied_seats():
@@ -175,6 +203,25 @@ def test_after_a_leave_the_deal_skips_the_player_who_left():
     assert [p.first_player for p in plans][:3] == [3, 0, 2]
 
 
+def test_a_changed_table_plays_the_same_rounds_with_the_same_wild_ranks():
+    # Kings first: round 4 deals 10 cards, tens wild, and still does after someone joins.
+    unplayed = plan_rounds(seat_count=3, order="down")[3:]
+    plans = replan(unplayed, next_dealer=0, seats_in=[0, 1, 2, 3], seat_count=4)
+    assert [(p.number, p.cards_dealt, p.wild_rank) for p in plans] == [
+        (number, 14 - number, 14 - number) for number in range(4, 12)
+    ]
+    assert all(p.kind == "round" for p in plans)
+
+
+def test_a_tiebreak_stays_a_tiebreak_when_a_tied_player_leaves():
+    tiebreak = plan_tiebreak(
+        number=12, tied=[0, 1, 2], last_dealer=0, dealing_seats=[0, 1, 2], seat_count=3
+    )
+    [plan] = replan([tiebreak], next_dealer=1, seats_in=[1, 2], seat_count=3)
+    assert (plan.number, plan.kind, plan.cards_dealt, plan.wild_rank) == (12, "tiebreak", 6, 6)
+    assert plan.players_in == (1, 2)
+
+
 def test_when_the_next_dealer_leaves_the_next_player_still_in_deals():
     unplayed = plan_rounds(seat_count=4)[2:]
     plans = replan(unplayed, next_dealer=2, seats_in=[0, 1, 3], seat_count=4)
@@ -186,6 +233,15 @@ def test_next_seat_goes_clockwise_among_the_players_named():
     assert next_seat(0, among=[0], seat_count=5) == 0
 
 
+def test_next_seat_says_when_nobody_can_take_the_deal():
+    with pytest.raises(ValueError) as empty:
+        next_seat(1, among=[], seat_count=4)
+    assert str(empty.value) == "nobody is left at the table"
+    with pytest.raises(ValueError) as elsewhere:
+        next_seat(1, among=[5, 7], seat_count=4)
+    assert str(elsewhere.value) == "no seat of [5, 7] sits at a table of 4"
+
+
 def test_a_late_arrival_starts_with_points_and_leavers_are_not_leaders():
     sums = totals([[0, 10, None], [5, None, 7]], seat_count=3, start_points=[0, 0, 42])
     assert sums == [5, 10, 49]
@@ -195,6 +251,7 @@ def test_a_late_arrival_starts_with_points_and_leavers_are_not_leaders():
 def test_the_average_start_is_rounded():
     assert average_total([10, 11]) == 11  # 10.5 rounds up
     assert average_total([10, 10, 11]) == 10
+    assert average_total([]) == 0  # nobody to average: a start of nothing
 
 
 # --- only hands a deal could give -------------------------------------------------------
