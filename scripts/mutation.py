@@ -26,8 +26,12 @@ MUTMUT = [sys.executable, "-m", "mutmut"]
 # Mutant names are module.function paths; each package is a set of name patterns.
 PACKAGES = {
     "rules": ["app.rules.*"],
-    "service": ["app.games.*"],
-    "web": ["app.web.pages.*", "app.web.forms.*", "app.web.api.*", "app.main.*"],
+    "service": ["app.games.*", "app.tables.*", "app.exports.*"],
+    "web": [
+        *(f"app.web.{module}.*" for module in ("pages", "forms", "api", "piles", "chart")),
+        *(f"app.web.{module}.*" for module in ("table_pages", "tables_api", "table_cookie")),
+        "app.main.*",
+    ],
     "live": ["app.live.*", "app.web.stream.*"],
 }
 KILLED = {"killed", "timeout", "caught by type check"}
