@@ -26,7 +26,8 @@ def alembic_config() -> Config:
 def upgrade_to_head(engine: Engine, *, revision: str = "head") -> None:
     """Upgrade the database behind engine, after checking it is not from a newer version."""
     config = alembic_config()
-    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    scripts = ScriptDirectory.from_config(config)
+    known = {script.revision for script in scripts.walk_revisions()}
     with engine.connect() as connection:
         current = MigrationContext.configure(connection).get_current_heads()
     unknown = [rev for rev in current if rev not in known]
@@ -36,6 +37,8 @@ def upgrade_to_head(engine: Engine, *, revision: str = "head") -> None:
             "Crownkeeper does not know: it was written by a newer version. Run that version, "
             "or restore a backup."
         )
+    if revision == "head" and set(current) == set(scripts.get_heads()):
+        return  # already the newest schema: a start costs no migration
     _migrate(engine, lambda config: command.upgrade(config, revision))
 
 

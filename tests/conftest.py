@@ -65,8 +65,8 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
-def settings(database_url):
-    return test_settings(database_url)
+def settings(migrated_database_url):
+    return test_settings(migrated_database_url)
 
 
 @pytest.fixture
