@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
+from tests.aio import run_scenario
 from tests.conftest import test_settings, went_out_first
 from tests.html import visible_text
 from tests.server import LiveServer
@@ -495,4 +496,4 @@ def test_live_pages_start_a_few_at_a_time_and_other_requests_go_straight_through
         first_message_sent["/g/b/events"].set()
         await asyncio.gather(*streams)
 
-    asyncio.run(scenario())
+    run_scenario(scenario)

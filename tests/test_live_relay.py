@@ -3,7 +3,6 @@ two in one test process, each with its own broker as two workers would have."""
 
 import asyncio
 import json
-import threading
 
 import psycopg
 import pytest
@@ -16,6 +15,7 @@ from app.live.memory import Broker
 from app.live.postgres import CHANNEL, PostgresRelay
 from app.migrate import upgrade_to_head
 from app.rules.scoring import SeatResult
+from tests.aio import run_scenario
 
 pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 
@@ -28,23 +28,6 @@ def engine(database_url):
     upgrade_to_head(engine)
     yield engine
     engine.dispose()
-
-
-def run(scenario):
-    """Run an async scenario on a loop of its own, in a thread of its own."""
-    failure = []
-
-    def target():
-        try:
-            asyncio.run(asyncio.wait_for(scenario(), 30))
-        except BaseException as error:  # handed to the test's thread below
-            failure.append(error)
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
 
 
 def relay_for(engine, **options):
@@ -92,7 +75,7 @@ def test_a_save_in_another_process_reaches_every_page_here_loaded_once_per_chang
         assert here.loads == 2  # nobody here follows that game: nothing loaded
         await here.stop()
 
-    run(scenario)
+    run_scenario(scenario)
 
 
 def test_the_notice_holds_the_topic_and_version_and_no_code_that_can_edit(engine, database_url):
@@ -121,7 +104,7 @@ def test_the_sender_shows_its_own_save_at_once_and_skips_its_own_notice(engine):
         assert here.loads == 0 and page.queue.empty()
         await here.stop()
 
-    run(scenario)
+    run_scenario(scenario)
 
 
 def test_after_reconnecting_the_pages_get_what_was_saved_meanwhile(engine):
@@ -140,7 +123,7 @@ def test_after_reconnecting_the_pages_get_what_was_saved_meanwhile(engine):
         assert here.connections == 2
         await here.stop()
 
-    run(scenario)
+    run_scenario(scenario)
 
 
 def cut_listeners(engine):

@@ -12,6 +12,7 @@ from sqlmodel import Session
 from app import live
 from app.db import make_engine
 from app.games import load_game
+from tests.aio import run_scenario
 from tests.conftest import went_out_first
 from tests.server import LiveServer
 
@@ -261,7 +262,7 @@ def test_pages_opening_together_share_one_read_of_the_game(tmp_path, monkeypatch
             *(stream.load_for_stream(None, game.watch_code) for _ in range(50))
         )
 
-    states = asyncio.run(pages_arriving())
+    states = run_scenario(pages_arriving)
     assert reads == [game.watch_code]
     assert all(state.players == ("Ann", "Ben") and not state.can_edit for state in states)
     live.broker.forget(game.watch_code)
