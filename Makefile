@@ -110,7 +110,7 @@ test: $(VENV)/.installed-test chromium axe
 
 PACKAGES ?=
 mutation: $(VENV)/.installed-mutation
-	$(BIN)/python scripts/mutation.py $(PACKAGES)
+	$(WITH_POSTGRES) $(BIN)/python scripts/mutation.py $(PACKAGES)
 
 # --- htmx, vendored into static/vendor/ ---
 

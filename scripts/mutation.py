@@ -1,20 +1,29 @@
 """`make mutation`: deliberately break app/ one small change at a time (mutmut) and print,
 per package, the share of those mutants the fast suite kills, listing each survivor.
 
-    python scripts/mutation.py               # every package
-    python scripts/mutation.py rules live    # some of them
+    python scripts/mutation.py               # a sample of every package's mutants
+    python scripts/mutation.py rules live    # some of the packages
     python scripts/mutation.py --report      # the figures from the runs so far, no new run
-    python scripts/mutation.py --all rules   # retry every mutant of rules, killed ones too
+    python scripts/mutation.py --all rules   # retry the package's mutants, killed ones too
 
-Not part of `make test`: it takes a long while on two cores (MUTATION_JOBS=2 by default).
-Results are kept in mutants/: a second run of a package retries only the mutants not killed
-yet (survivors, and those not tried), since a new test cannot bring a killed one back to
-life (after changing app/ code, `--all` tries the package afresh). The
-PostgreSQL runs are skipped (CI is unset for mutmut: TEST_POSTGRES_URL alone brings them in).
+app/ gives some 7,400 mutants and a surviving one costs every test that reaches its
+function, so trying them all takes a day on two cores. By default each package is judged
+on a sample of MUTATION_SAMPLE mutants (150), the same ones on every run (the first by a
+hash of their names), and the figure is printed with its 95% interval;
+MUTATION_SAMPLE=all tries every mutant. Not part of `make test` (MUTATION_JOBS=2 mutants
+at once by default).
+
+Results are kept in mutants/: a second run retries only the chosen mutants not killed yet
+(survivors, and those not tried), since a new test cannot bring a killed one back to life
+(after changing app/ code, `--all` tries them afresh). `make mutation` runs this under
+scripts/with-postgres.sh, so the PostgreSQL tests (the only ones reaching app/live/postgres.py)
+count; run alone without TEST_POSTGRES_URL, they are skipped (CI is unset for mutmut).
 README.md gives the latest figures and explains each survivor left alone.
 """
 
 import fnmatch
+import hashlib
+import math
 import os
 import subprocess
 import sys
@@ -36,10 +45,25 @@ PACKAGES = {
 }
 KILLED = {"killed", "timeout", "caught by type check"}
 GOAL = 90.0
+DEFAULT_SAMPLE = 150
+
+# Makes mutants/ (a mutated copy of app/ beside the tests) without running any test, so
+# that the mutants can be listed and sampled before the first run.
+GENERATE = """
+from pathlib import Path
+import mutmut.__main__ as m
+m.set_mutant_under_test("mutant_generation")
+Path("mutants").mkdir(exist_ok=True)
+m.copy_src_dir()
+m.copy_also_copy_files()
+m.setup_source_paths()
+m.store_lines_covered_by_tests()
+m.create_mutants(int({jobs!r}))
+"""
 
 
 def mutant_statuses() -> dict[str, str]:
-    """Every mutant tried so far and what became of it."""
+    """Every mutant made so far and what became of it ("not checked" when not tried)."""
     done = subprocess.run(
         [*MUTMUT, "results", "--all", "true"], cwd=ROOT, capture_output=True, text=True, check=True
     )
@@ -55,44 +79,93 @@ def in_package(name: str, package: str) -> bool:
     return any(fnmatch.fnmatch(name, pattern) for pattern in PACKAGES[package])
 
 
+def sample_size() -> int | None:
+    """How many mutants judge each package (None: all of them)."""
+    text = os.environ.get("MUTATION_SAMPLE", str(DEFAULT_SAMPLE)).strip().lower()
+    if text == "all":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise SystemExit(f"MUTATION_SAMPLE must be a whole number above 0 or 'all', not {text!r}")
+    return int(text)
+
+
+def chosen_mutants(names: list[str], package: str, size: int | None) -> list[str]:
+    """The package's mutants that judge it: the same sample on every run."""
+    mine = sorted(name for name in names if in_package(name, package))
+    if size is None:
+        return mine
+    return sorted(mine, key=lambda name: hashlib.sha256(name.encode()).hexdigest())[:size]
+
+
+def interval(killed: int, tried: int) -> tuple[float, float]:
+    """95% Wilson interval of the share killed, in percent."""
+    if not tried:
+        return 0.0, 100.0
+    z = 1.96
+    share = killed / tried
+    middle = (share + z * z / (2 * tried)) / (1 + z * z / tried)
+    spread = z * math.sqrt(share * (1 - share) / tried + z * z / (4 * tried * tried))
+    spread /= 1 + z * z / tried
+    return 100.0 * max(0.0, middle - spread), 100.0 * min(1.0, middle + spread)
+
+
 def main(chosen: list[str], *, run: bool = True, retry_all: bool = False) -> int:
     unknown = [name for name in chosen if name not in PACKAGES]
     if unknown:
         print(f"unknown package {', '.join(unknown)}; choose from {', '.join(PACKAGES)}")
         return 2
+    size = sample_size()
     jobs = os.environ.get("MUTATION_JOBS", "2")
     # With CI set, the PostgreSQL tests fail instead of being skipped without a server.
     environment = {name: value for name, value in os.environ.items() if name != "CI"}
-    for package in chosen if run else []:
-        print(f"--- mutating {package} ---", flush=True)
-        # mutmut retries every mutant it is named, killed or not: name only those left.
-        known = mutant_statuses() if (ROOT / "mutants").is_dir() and not retry_all else {}
-        mine = {name: status for name, status in known.items() if in_package(name, package)}
-        tried = [status for status in mine.values() if status != "not checked"]
-        names = PACKAGES[package]
-        if tried:
-            names = sorted(name for name, status in mine.items() if status not in KILLED)
-            if not names:
-                print("every mutant is killed already")
-                continue
+    if run:
+        print("--- making the mutants ---", flush=True)
         subprocess.run(
-            [*MUTMUT, "run", "--max-children", jobs, *names], cwd=ROOT, env=environment, check=True
+            [sys.executable, "-c", GENERATE.format(jobs=jobs)],
+            cwd=ROOT,
+            env=environment,
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
+        statuses = mutant_statuses()
+        # mutmut retries every mutant it is named, killed or not: name only those left.
+        left = [
+            name
+            for package in chosen
+            for name in chosen_mutants(list(statuses), package, size)
+            if retry_all or statuses[name] not in KILLED
+        ]
+        print(f"--- trying {len(left)} mutants of {', '.join(chosen)} ---", flush=True)
+        if left:
+            subprocess.run(
+                [*MUTMUT, "run", "--max-children", jobs, *left],
+                cwd=ROOT,
+                env=environment,
+                check=True,
+            )
     statuses = mutant_statuses()
     below_goal = False
     print()
     for package in chosen:
-        mine = {name: status for name, status in statuses.items() if in_package(name, package)}
-        tried = {name: status for name, status in mine.items() if status != "not checked"}
+        judged = chosen_mutants(list(statuses), package, size)
+        mine = sum(in_package(name, package) for name in statuses)
+        tried = {name: statuses[name] for name in judged if statuses[name] != "not checked"}
         killed = sum(status in KILLED for status in tried.values())
         share = 100.0 * killed / len(tried) if tried else 0.0
-        below_goal |= share < GOAL
-        print(f"{package}: {killed} of {len(tried)} mutants killed ({share:.1f}%)")
+        below_goal |= share < GOAL or len(tried) < len(judged)
+        low, high = interval(killed, len(tried))
+        if size is None:
+            print(f"{package}: {killed} of {len(tried)} mutants killed ({share:.1f}%)")
+        else:
+            print(
+                f"{package}: {killed} of {len(tried)} sampled mutants (of {mine}) killed"
+                f" ({share:.1f}%; 95% interval {low:.1f}% to {high:.1f}%)"
+            )
         for name, status in sorted(tried.items()):
             if status not in KILLED:
                 print(f"    survived ({status}): {name}")
-        if len(tried) < len(mine):
-            print(f"    not yet tried: {len(mine) - len(tried)}")
+        if len(tried) < len(judged):
+            print(f"    not yet tried: {len(judged) - len(tried)}")
     print("\n`python -m mutmut show NAME` prints a survivor's change.")
     return 1 if below_goal else 0
 
