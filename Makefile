@@ -89,7 +89,7 @@ typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 # The suite runs on every core (pytest-xdist); PYTEST_WORKERS= runs it in one process.
-PYTEST_WORKERS ?= -n auto
+PYTEST_WORKERS ?= -n auto --dist worksteal
 
 # Database tests run on SQLite and on a throwaway PostgreSQL server (installed when missing).
 WITH_POSTGRES := bash scripts/with-postgres.sh

@@ -32,13 +32,19 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "both_databases: a browser test that runs on PostgreSQL as well as SQLite"
     )
+    config.addinivalue_line(
+        "markers",
+        "one_database: tests of what the web layer draws (pages, escaping, headers), the same "
+        "whichever database holds the game: they run on SQLite only",
+    )
 
 
 def pytest_generate_tests(metafunc):
     """Every test asking for a database runs on both engines, unless it names its own.
     Browser tests drive the same routes the API tests check on both, so they run on SQLite
     only (keeping CI short), except those marked both_databases (live updates, whose
-    PostgreSQL path goes through the relay)."""
+    PostgreSQL path goes through the relay); so do tests marked one_database (how pages are
+    drawn: what they draw comes from the service, tested on both)."""
     if "database_url" not in metafunc.fixturenames:
         return
     for mark in metafunc.definition.iter_markers("parametrize"):
@@ -50,6 +56,8 @@ def pytest_generate_tests(metafunc):
     if definition.get_closest_marker("browser") and not definition.get_closest_marker(
         "both_databases"
     ):
+        engines = ["sqlite"]
+    if definition.get_closest_marker("one_database"):
         engines = ["sqlite"]
     metafunc.parametrize("database_url", engines, indirect=True)
 

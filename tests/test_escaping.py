@@ -12,6 +12,9 @@ from app.games import load_game
 from app.web.pages import live_update
 from tests.html import parse, visible_text
 
+# What is escaped does not depend on the database: SQLite only (tests/databases.py).
+pytestmark = pytest.mark.one_database
+
 # Each tries another way out: a tag in text, out of a double- or single-quoted attribute.
 HOSTILE_NAMES = ["<x-evil>Ann", '"><x-evil a=1>', "' x-evil='1", '" x-evil="1']
 HOSTILE_INPUT = '"><x-evil>'

@@ -3,6 +3,9 @@ the games cookie stays out of reach of scripts and other sites."""
 
 import pytest
 
+# Headers and cookie flags do not depend on the database: SQLite only (tests/databases.py).
+pytestmark = pytest.mark.one_database
+
 FRAGMENT = {"HX-Request": "true", "HX-Request-Type": "partial"}
 
 KINDS = {

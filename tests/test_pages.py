@@ -7,6 +7,9 @@ import pytest
 from tests.conftest import round_form
 from tests.html import elements, parse, visible_text
 
+# What a page draws does not depend on the database: SQLite only (tests/databases.py).
+pytestmark = pytest.mark.one_database
+
 FRAGMENT = {"HX-Request": "true", "HX-Request-Type": "partial"}
 
 

@@ -2,8 +2,13 @@
 
 import re
 
+import pytest
+
 from tests.html import elements, visible_text
 from tests.tables_helpers import new_table, person, play, table_game
+
+# What a page draws does not depend on the database: SQLite only (tests/databases.py).
+pytestmark = pytest.mark.one_database
 
 
 def start_table_by_form(client, name="The Smiths"):

@@ -3,8 +3,13 @@ working without JavaScript."""
 
 import re
 
+import pytest
+
 from tests.conftest import went_out_first
 from tests.html import elements, visible_text
+
+# What a page draws does not depend on the database: SQLite only (tests/databases.py).
+pytestmark = pytest.mark.one_database
 
 
 def create_by_form(client, names, **fields):
