@@ -1,10 +1,12 @@
 """A pytest plugin: every test that touches the database runs on SQLite and on PostgreSQL,
 each time on a fresh, empty database of its own.
 
-Ask for `database_url` (the `settings`, `app` and `client` fixtures do); a test that only
-makes sense on PostgreSQL is marked `postgresql` and asks for `postgres_server`. The PostgreSQL
-runs use the server in TEST_POSTGRES_URL (scripts/with-postgres.sh starts one, as
-`make test` and `.ci/run` do): a database for the session, a fresh schema per test. Without
+Ask for `database_url` for an empty database (the migration tests do), or for
+`migrated_database_url` for one at the newest schema with no rows (the `settings`, `app` and
+`client` fixtures do: their app starts without migrating); a test that only makes sense on
+PostgreSQL is marked `postgresql` and asks for `postgres_server`. The PostgreSQL runs use the
+server in TEST_POSTGRES_URL (scripts/with-postgres.sh starts one, as `make test` and
+`.ci/run` do): a database for the session, a schema of its own per test. Without
 that server they are skipped with a notice, except when CI is set (to anything but 0 or
 false): then they fail.
 """
