@@ -3,6 +3,7 @@ two in one test process, each with its own broker as two workers would have."""
 
 import asyncio
 import json
+import threading
 
 import psycopg
 import pytest
@@ -137,3 +138,68 @@ def cut_listeners(engine):
         ).all()
         connection.commit()
     assert cut == [(True,)]
+
+
+def test_a_save_made_while_the_last_one_loads_still_reaches_the_pages(engine):
+    game = new_game(engine)
+    first_read = threading.Event()
+    carry_on = threading.Event()
+
+    def slow_first_load(watch_code):
+        with Session(engine) as session:
+            state = load_for_live_pages(session, watch_code=watch_code)
+        if not first_read.is_set():
+            first_read.set()
+            carry_on.wait(10)  # the next save lands while this older state is on its way
+        return state
+
+    async def scenario():
+        here = await started(PostgresRelay(engine, Broker(), load_state=slow_first_load))
+        there = relay_for(engine)
+        page = here.broker.subscribe(game.watch_code)
+        state = await asyncio.to_thread(save, engine, game, 1)
+        await asyncio.to_thread(there.publish, game.watch_code, state)
+        await asyncio.to_thread(first_read.wait, 10)
+        newer = await asyncio.to_thread(save, engine, game, 2)
+        await asyncio.to_thread(there.publish, game.watch_code, newer)
+        await asyncio.sleep(0.3)  # the notice of the second save arrives during the load
+        carry_on.set()
+        assert (await asyncio.wait_for(page.next_state(), 10)).version == 2
+        assert (await asyncio.wait_for(page.next_state(), 10)).version == newer.version == 3
+        assert here.loads == 2
+        await asyncio.sleep(0.1)
+        # Nothing is kept for a game once its changes are shown: a long-running server
+        # follows thousands of games.
+        assert not here._wanted and not here._loading
+        await here.stop()
+
+    run_scenario(scenario)
+
+
+def test_a_game_that_cannot_be_loaded_is_logged_in_words_and_the_relay_goes_on(engine, caplog):
+    game = new_game(engine)
+    loads = []
+
+    def failing_first_load(watch_code):
+        loads.append(watch_code)
+        if len(loads) == 1:
+            raise RuntimeError("the database went away")
+        with Session(engine) as session:
+            return load_for_live_pages(session, watch_code=watch_code)
+
+    async def scenario():
+        here = await started(PostgresRelay(engine, Broker(), load_state=failing_first_load))
+        there = relay_for(engine)
+        page = here.broker.subscribe(game.watch_code)
+        for number in (1, 2):
+            state = await asyncio.to_thread(save, engine, game, number)
+            await asyncio.to_thread(there.publish, game.watch_code, state)
+            await asyncio.sleep(0.5)
+        assert (await asyncio.wait_for(page.next_state(), 10)).version == 3
+        await here.stop()
+
+    with caplog.at_level("ERROR", logger="app.live.postgres"):
+        run_scenario(scenario)
+    assert [record.getMessage() for record in caplog.records] == [
+        "Live updates: could not load a game to relay"
+    ]
