@@ -2,10 +2,12 @@
 look-alike and blank names, and form posts as strict as the API."""
 
 import json
+import re
 
 import pytest
 
 from tests.conftest import test_settings, went_out_first
+from tests.html import elements as page_elements
 from tests.html import visible_text as page_text
 
 
@@ -307,3 +309,33 @@ def test_a_table_import_may_be_bigger_than_other_bodies_up_to_its_own_limit(tmp_
         refused = small.post(f"/api/tables/{code}/import", json=huge)
         assert refused.status_code == 413
         assert "64 KB" in refused.json()["detail"]
+
+
+@pytest.mark.parametrize(("sent", "left_out"), [(15, 1), (16, 2)])
+def test_names_past_the_fourteenth_seat_are_counted_in_the_refusal(client, sent, left_out):
+    fields = {f"name_{i}": f"Player {i}" for i in range(sent)} | {"action": "create"}
+    response = client.post("/games", data=fields, follow_redirects=False)
+    assert response.status_code == 422
+    assert f"{left_out} more name(s) were sent and left out" in page_text(response.text)
+
+
+def test_a_seat_never_holds_more_than_twenty_tapped_cards(client, new_game):
+    url = f"/g/{new_game()['code']}/rounds/1"
+    full = ",".join(["5"] * 20)
+    page = client.post(url, data={"from": "game", "version": "", "cards_0": full, "add": "0:6"})
+    assert page.status_code == 200
+    assert page_elements(page.text, "input", name="cards_0")[0]["value"] == full
+
+
+@pytest.mark.parametrize(("length", "shown"), [(24, "a" * 24 + "."), (25, "a" * 24 + "….")])
+def test_an_unknown_game_code_is_quoted_back_cut_to_24_characters(client, length, shown):
+    response = client.get("/g/" + "a" * length)
+    assert response.status_code == 404
+    assert f"No game has the code {shown} Check the link" in page_text(response.text)
+
+
+def test_a_refused_page_is_headed_something_is_not_right(client, new_game):
+    response = client.post(f"/g/{new_game()['watch_code']}/finish")
+    assert response.status_code == 403
+    [heading] = re.findall(r'<h1 id="problem-heading">(.*?)</h1>', response.text)
+    assert heading == "Something is not right"

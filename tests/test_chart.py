@@ -79,3 +79,21 @@ def test_long_names_each_get_a_legend_row_and_are_never_cut():
     assert f"{long_name} 10</text>" in svg
     short = totals_chart(["Ann", "Ben", "Cy", "Dee"], lines, 11)
     assert len(set(re.findall(r'<text x="([\d.]+)" y="[\d.]+">[^<]+ 10</text>', short))) == 2
+
+
+def test_the_chart_fits_its_picture_with_round_numbers_and_even_steps():
+    lines = [[(0, 0), (1, 60), (2, 200)], [(0, 0), (1, 0), (2, 35)], [(0, 0), (1, 5), (2, 5)]]
+    svg = totals_chart(["Ann", "Ben", "Cy"], lines, 11)
+    width, height = map(float, re.search(r'viewBox="0 0 ([-\d.]+) ([-\d.]+)"', svg).groups())
+    # The points axis counts in fifties up to the highest total.
+    steps = re.findall(r'text-anchor="end">(\d+)</text>', svg)
+    assert steps == ["0", "50", "100", "150", "200"]
+    # The rounds axis names every round, the first too.
+    rounds = re.findall(r'text-anchor="middle">(\d+)</text>', svg)
+    assert rounds == [str(n) for n in range(1, 12)]
+    # Every line, label and legend entry lies inside the picture.
+    for x, y in (point for line in _lines(svg) for point in line):
+        assert 0 <= x <= width and 0 <= y <= height
+    for x, y in re.findall(r'<text x="([\d.]+)" y="([\d.]+)"', svg):
+        assert 0 <= float(x) <= width and 0 <= float(y) <= height
+    assert "Cy 5</text>" in svg

@@ -141,3 +141,23 @@ def test_two_games_combined_allow_four_of_a_card(client):
     assert combined.json()["points"] == 5
     page = client.get("/hand", params={"cards": ",".join(hand), "cards_dealt": "4", "games": "2"})
     assert "Best layout leaves 5 points." in visible_text(page.text)
+
+
+@pytest.mark.parametrize("ticked", ["1", "on", "true"])
+def test_i_just_drew_counts_however_the_checkbox_is_sent(client, ticked):
+    # "on" is what a checkbox without a value sends, "true" what a hand-made link says.
+    params = {"cards_dealt": "3", "cards": "9H,JH,JOKER,KD", "discard": ticked}
+    text = visible_text(client.get("/hand", params=params).text)
+    assert "This hand goes out: discard the King of diamonds." in text
+
+
+def test_one_game_holds_two_of_each_card_and_two_games_four(client):
+    three = client.get("/hand", params={"cards_dealt": "3", "cards": "QH,QH,QH"})
+    assert three.status_code == 422
+    assert "decks hold only 2" in visible_text(three.text)
+    five = ["QH"] * 5
+    combined = client.get(
+        "/hand", params={"cards_dealt": "5", "cards": ",".join(five), "games": "2"}
+    )
+    assert combined.status_code == 422
+    assert "decks hold only 4" in visible_text(combined.text)

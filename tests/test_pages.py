@@ -293,3 +293,44 @@ def test_after_someone_else_saved_the_refused_form_can_still_save_on_the_second_
     saved = client.post(f"/g/{code}/rounds/1", data=again, follow_redirects=False)
     assert saved.status_code == 303
     assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [9, 0, 8]
+
+
+def test_a_chip_that_is_not_a_card_is_read_out_as_typed(client, new_game):
+    # A hand-made post can add a code that is not a card: its chip still says what it holds.
+    url = f"/g/{new_game()['code']}/rounds/1"
+    tapped = client.post(url, data=round_form(3, cards_1="Q", add="1:ZZ"))
+    chips = [c["aria-label"] for c in elements(tapped.text, "button", name="remove")]
+    assert chips == ["remove Queen, Q", "remove ZZ, ZZ"]
+
+
+def chip_texts(html):
+    return [
+        visible_text(chip) for chip in re.findall(r'<button[^>]*name="remove".*?</button>', html)
+    ]
+
+
+def test_chips_show_the_rank_and_suit_symbol_or_joker(client, new_game):
+    url = f"/g/{new_game()['code']}/rounds/1"
+    tapped = client.post(url, data=round_form(3, cards_1="Q", add="1:JOKER"))
+    assert chip_texts(tapped.text) == ["Q", "Joker"]
+    hand = client.get("/hand", params={"cards_dealt": "3", "cards": "QH,7S,JOKER"})
+    assert chip_texts(hand.text) == ["Q♥", "7♠", "Joker"]
+
+
+def test_removing_the_first_dealers_seat_hands_the_deal_to_the_first_seat(client):
+    data = {"name_0": "Ann", "name_1": "Ben", "name_2": "Cy", "first_dealer": "2"}
+    removed = client.post("/games", data={**data, "action": "remove:2"})
+    assert names_on_form(removed.text) == ["Ann", "Ben"]
+    dealer = [
+        e["value"] for e in elements(removed.text, "input", name="first_dealer") if "checked" in e
+    ]
+    assert dealer == ["0"]
+
+
+def test_the_script_names_a_tapped_joker_as_the_server_does(client, new_game):
+    # With JavaScript the chip's name comes from the key's data-name: same words either way.
+    url = f"/g/{new_game()['code']}/rounds/1"
+    tapped = client.post(url, data=round_form(3, add="1:JOKER"))
+    [chip] = elements(tapped.text, "button", name="remove")
+    [joker_key] = elements(tapped.text, "button", name="add", value="0:JOKER")
+    assert chip["aria-label"] == "remove " + joker_key["data-name"] == "remove Joker"

@@ -3,7 +3,9 @@
 import re
 
 import pytest
+from sqlmodel import Session
 
+from app.tables import start_game
 from tests.html import elements, visible_text
 from tests.tables_helpers import new_table, person, play, table_game
 
@@ -168,3 +170,36 @@ def test_a_game_without_a_table_has_no_table_parts(client, new_game):
     assert page.status_code == 200
     assert "Threes are wild" in visible_text(page.text)
     assert client.get("/api/tables/" + game["code"]).status_code == 404
+
+
+def test_home_remembers_every_table_opened_newest_first(client):
+    first, second = new_table(client, "The Smiths")["code"], new_table(client, "Book club")["code"]
+    client.get(f"/t/{first}")
+    client.get(f"/t/{second}")
+    client.get(f"/t/{first}")  # opened again: back to the top, not listed twice
+    home = client.get("/").text
+    tables = [a["href"] for a in elements(home, "a") if a.get("href", "").startswith("/t/")]
+    assert tables == [f"/t/{first}", f"/t/{second}"]
+
+
+def test_the_share_panel_gives_the_watch_and_scorekeeper_links(client):
+    table = new_table(client)
+    page = client.get(f"/t/{table['code']}").text
+    [watch] = elements(page, "input", **{"aria-label": "Table watch link"})
+    [keeper] = elements(page, "input", **{"aria-label": "Table scorekeeper link"})
+    assert watch["value"] == f"http://testserver/t/{table['watch_code']}"
+    assert keeper["value"] == f"http://testserver/t/{table['code']}"
+    assert client.get(watch["value"]).status_code == 200
+
+
+def test_a_long_table_shows_the_newest_games_and_a_link_to_all(client):
+    table = new_table(client)
+    with Session(client.app.state.engine) as session:
+        for _ in range(31):
+            start_game(session, table_code=table["code"], players=["Ann", "Ben"])
+    page = client.get(f"/t/{table['code']}").text
+    shown = [a for a in elements(page, "a") if a.get("href", "").startswith("/g/")]
+    assert len(shown) == 30
+    assert "Show all 31 games" in visible_text(page)
+    everything = client.get(f"/t/{table['code']}", params={"all": "1"}).text
+    assert len([a for a in elements(everything, "a") if a.get("href", "").startswith("/g/")]) == 31

@@ -289,3 +289,13 @@ def test_the_table_may_share_the_win_instead_of_playing_the_tiebreak(client, new
     client.post(f"/g/{code}/finish")
     text = visible_text(client.get(f"/g/{code}", params={"shared": "1"}).text)
     assert "Ann & Cy share the win" in text and "Tie-break" not in text
+
+
+def test_htmx_asking_for_a_solitaire_game_gets_only_the_game_region(client):
+    code = solitaire(client)
+    response = client.get(
+        f"/g/{code}", headers={"HX-Request": "true", "HX-Request-Type": "partial"}
+    )
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="game" class="game solitaire"')
+    assert "<html" not in response.text
