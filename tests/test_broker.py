@@ -67,3 +67,19 @@ def test_the_newest_state_is_kept_for_pages_that_open_later():
     assert broker.latest("keeper1") is None
     assert broker.latest("keeper2").version == 4
     assert broker.latest("nobody") is None
+
+
+def test_a_dropped_page_that_then_closes_its_stream_is_no_error():
+    async def scenario():
+        broker = Broker()
+        slow = broker.subscribe("game")  # the game's only page, and it stops reading
+        for version in range(QUEUE_SIZE + 1):
+            broker.publish("game", version)
+            await asyncio.sleep(0)
+        assert await slow.next_state() is None
+        assert broker.count("game") == 0
+        # Its stream ends and lets go of its place, as every stream does when it ends.
+        broker.unsubscribe(slow)
+        assert broker.count("game") == 0 and broker.topics() == []
+
+    run(scenario)

@@ -12,10 +12,13 @@ from app.games import (
     NoSuchRound,
     ReadOnlyLink,
     StaleVersion,
+    add_player,
+    add_tiebreak,
     create_game,
     finish_game,
     load_game,
     parse_cards,
+    remove_player,
     replace_keeper_code,
     save_round,
 )
@@ -296,3 +299,44 @@ def test_names_are_cleaned_and_checked(session):
         create_game(session, players=["Ann"], mode="game")
     with pytest.raises(GameError, match="first dealer"):
         create_game(session, players=["Ann", "Ben"], first_dealer=2)
+
+
+# --- services that follow every change ---
+
+
+def test_a_service_following_changes_hears_each_one_before_it_is_committed(
+    session, game, monkeypatch
+):
+    from app import games
+
+    monkeypatch.setattr(games, "_listeners", list(games._listeners))  # this test's own, undone
+    heard = []
+
+    def follow(db, state):
+        # Inside the change's own transaction: whatever the follower writes commits with it.
+        heard.append((db.in_transaction(), state.rounds_saved, state.totals, state.finished))
+
+    games.on_change(follow)
+    save_round(session, code=game.code, number=1, results=[OUT, typed(12), typed(4)])
+    finish_game(session, code=game.code)
+    assert heard == [(True, 1, [0, 12, 4], False), (True, 1, [0, 12, 4], True)]
+
+
+# --- what a finished game refuses, in words ---
+
+
+def test_nobody_can_join_or_leave_a_game_that_is_over(session, game):
+    play_rounds(session, game.code, 11)
+    with pytest.raises(GameError) as joining:
+        add_player(session, code=game.code, name="Dee")
+    assert str(joining.value) == "This game is over: nobody can join it now."
+    with pytest.raises(GameError) as leaving:
+        remove_player(session, code=game.code, seat=1)
+    assert str(leaving.value) == "This game is over: nobody can leave it now."
+
+
+def test_a_tie_break_is_refused_while_the_game_is_still_going(session, game):
+    save_round(session, code=game.code, number=1, results=[OUT, typed(5), typed(5)])
+    with pytest.raises(GameError) as refused:
+        add_tiebreak(session, code=game.code)
+    assert str(refused.value) == "A tie-break round comes after the game is over."

@@ -1,19 +1,25 @@
 """The event stream behind live pages, against a real server on 127.0.0.1."""
 
+import asyncio
 import http.client
 import json
 import re
+import threading
 import time
 from dataclasses import replace
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app import live
 from app.db import make_engine
-from app.games import load_game
+from app.games import GameNotFound, load_game
+from app.main import create_app
+from app.web import stream
+from app.web.stream import StreamCounts
 from tests.aio import run_scenario
-from tests.conftest import went_out_first
+from tests.conftest import test_settings, went_out_first
 from tests.server import LiveServer
 
 
@@ -267,3 +273,87 @@ def test_pages_opening_together_share_one_read_of_the_game(tmp_path, monkeypatch
     assert all(state.players == ("Ann", "Ben") and not state.can_edit for state in states)
     live.broker.forget(game.watch_code)
     engine.dispose()
+
+
+def test_a_page_turned_away_from_its_stream_is_told_it_will_poll_instead(migrated_database_url):
+    settings = test_settings(migrated_database_url, streams_per_game=0)
+    with TestClient(create_app(settings)) as client:
+        game = client.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
+        refused = client.get(f"/g/{game['watch_code']}/events", headers={"HX-Request": "true"})
+    assert refused.status_code == 503
+    assert refused.headers["retry-after"] == "15"
+    assert refused.json()["detail"] == (
+        "Too many live pages are open; this page refreshes its totals every 15 s instead."
+    )
+
+
+def test_a_stream_or_poll_for_a_wrong_or_replaced_link_says_what_is_wrong(client, new_game):
+    missing = client.get("/g/nosuchgame/events", headers={"HX-Request": "true"})
+    assert missing.status_code == 404
+    assert missing.json()["detail"].startswith("No game has this code.")
+    game = new_game()
+    assert client.post(f"/api/games/{game['code']}/scorekeeper-code").status_code == 200
+    replaced = client.get(f"/g/{game['code']}/events", headers={"HX-Request": "true"})
+    assert replaced.status_code == 410
+    assert replaced.json()["detail"].startswith("This scorekeeper link was replaced")
+    polled = client.get(f"/g/{game['code']}/live")
+    assert polled.status_code == 410
+    assert "This scorekeeper link was replaced" in polled.text
+
+
+def test_a_closed_stream_frees_exactly_its_own_place():
+    counts = StreamCounts(per_game=3, total=100)
+    assert [counts.try_open("game") for _ in range(4)] == [True, True, True, False]
+    counts.close("game")
+    assert counts.try_open("game")  # the place just freed
+    assert not counts.try_open("game")  # and no other
+    for _ in range(3):
+        counts.close("game")
+    assert [counts.try_open("game") for _ in range(4)] == [True, True, True, False]
+
+
+def test_streams_read_the_database_on_four_threads_at_most(monkeypatch):
+    reading = []
+    most = []
+    lock = threading.Lock()
+
+    def slow_read(request, code):
+        with lock:
+            reading.append(code)
+            most.append(len(reading))
+        time.sleep(0.05)
+        with lock:
+            reading.remove(code)
+        raise GameNotFound("No game has this code.")
+
+    monkeypatch.setattr(stream, "load_briefly", slow_read)
+
+    async def pages_of_twelve_games():
+        return await asyncio.gather(
+            *(stream.load_for_stream(None, f"unknown-{n}") for n in range(12)),
+            return_exceptions=True,
+        )
+
+    answers = run_scenario(pages_of_twelve_games)
+    assert all(isinstance(answer, GameNotFound) for answer in answers)
+    # A crowd opening pages queues here; the threads for ordinary requests stay free.
+    assert max(most) == 4
+
+
+def test_a_stream_whose_game_is_gone_leaves_no_error_behind(monkeypatch):
+    def no_such_game(request, code):
+        raise GameNotFound("No game has this code.")
+
+    monkeypatch.setattr(stream, "load_briefly", no_such_game)
+
+    async def a_page_for_a_missing_game():
+        loop = asyncio.get_running_loop()
+        reported = []
+        loop.set_exception_handler(lambda _, context: reported.append(context["message"]))
+        with pytest.raises(GameNotFound):
+            await stream.load_for_stream(None, "gone-game")
+        for _ in range(3):
+            await asyncio.sleep(0)  # the read's own clean-up runs
+        return reported
+
+    assert run_scenario(a_page_for_a_missing_game) == []

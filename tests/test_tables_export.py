@@ -197,3 +197,61 @@ def test_the_sheet_reads_right_for_every_kind_of_game(client):
     solitaire = _sheet(client, table, ["Ann"])
     assert [row[4] for row in solitaire[1:12]] == ["0", "13", "", "", "9", "", "", "", "", "", "0"]
     assert solitaire[12] == ["Total", "", "", "", "22"]
+
+
+def test_a_player_who_sat_down_before_the_first_round_comes_back_too(client):
+    table = new_table(client)
+    game = table_game(client, table, ["Ann", "Ben", "Cy"], first_dealer=2)
+    joined = client.post(f"/api/games/{game['code']}/players", json={"name": "Dee"})
+    assert joined.status_code == 201, joined.text
+    people = client.get(f"/api/tables/{table['code']}").json()["people"]
+    assert sorted(p["name"] for p in people) == ["Ann", "Ben", "Cy", "Dee"]
+    play(client, joined.json(), [[0, 10, 4, 7]])
+
+    exported = client.get(f"/api/tables/{table['code']}/export").json()
+    [document] = exported["games"]
+    assert document["seats"][3]["joined_round"] == 1
+    # Cy deals first, so Dee (on Cy's left) plays first, then each seat in turn.
+    assert [r["first_player"] for r in document["rounds"][:3]] == [3, 0, 1]
+    other = new_table(client, "Cousins")
+    imported = client.post(f"/api/tables/{other['code']}/import", json=exported)
+    assert imported.status_code == 200, imported.text
+    [copy] = _games_by_players(client, other).values()
+    assert copy["players"] == ["Ann", "Ben", "Cy", "Dee"] and copy["totals"] == [0, 10, 4, 7]
+
+
+def test_a_solitaire_game_comes_back_counting_up_whatever_the_document_says(client):
+    table = new_table(client)
+    solitaire = table_game(client, table, ["Ann"])
+    play(client, solitaire, [[0]])
+    exported = client.get(f"/api/tables/{table['code']}/export").json()
+    exported["games"][0]["order"] = "down"
+    other = new_table(client, "Cousins")
+    assert client.post(f"/api/tables/{other['code']}/import", json=exported).status_code == 200
+    [copy] = _games_by_players(client, other).values()
+    assert copy["mode"] == "solitaire" and copy["order"] == "up"
+
+
+def test_rounds_out_of_sequence_are_refused_in_words(client):
+    table = new_table(client)
+    game = table_game(client, table, ["Ann", "Ben"])
+    play(client, game, [[0, 10], [10, 0]])
+    exported = client.get(f"/api/tables/{table['code']}/export").json()
+    exported["games"][0]["rounds"][1]["number"] = 3
+    other = new_table(client, "Cousins")
+    refused = client.post(f"/api/tables/{other['code']}/import", json=exported)
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == (
+        "Game 1 of the document: The rounds must be numbered 1, 2, 3… in order."
+    )
+
+
+def test_a_table_export_with_a_stray_rounds_field_is_still_read_as_a_table(client):
+    table = new_table(client)
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    play(client, table_game(client, table, ["Cy", "Dee"]), [[7, 0]])
+    exported = client.get(f"/api/tables/{table['code']}/export").json()
+    other = new_table(client, "Cousins")
+    imported = client.post(f"/api/tables/{other['code']}/import", json={**exported, "rounds": []})
+    assert imported.status_code == 200, imported.text
+    assert imported.json()["imported"] == 2
