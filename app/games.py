@@ -147,17 +147,6 @@ class RoundState:
             return None
         return self.entries[0].layout
 
-    def plan(self) -> RoundPlan:
-        return RoundPlan(
-            number=self.number,
-            cards_dealt=self.cards_dealt,
-            wild_rank=self.wild_rank,
-            dealer=self.dealer,
-            first_player=self.first_player,
-            kind=self.kind,
-            players_in=self.players_in,
-        )
-
     @property
     def wild_rank_code(self) -> str:
         return RANK_CODES[self.wild_rank]
