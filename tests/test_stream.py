@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
+from starlette.requests import Request
 
 from app import live
 from app.db import make_engine
@@ -357,3 +358,24 @@ def test_a_stream_whose_game_is_gone_leaves_no_error_behind(monkeypatch):
         return reported
 
     assert run_scenario(a_page_for_a_missing_game) == []
+
+
+def test_a_live_update_shared_between_pages_keeps_each_sub_paths_links(client, new_game):
+    # One rendering serves every page of a game, but never across addresses: a page opened
+    # under a sub-path (behind a proxy) gets links under that path.
+    game = new_game()
+    saved = client.put(f"/api/games/{game['code']}/rounds/1", json={"results": went_out_first(3)})
+    assert saved.status_code == 200
+    with Session(client.app.state.engine) as session:
+        state = load_game(session, code=game["code"])
+
+    def update(root_path):
+        scope = {"type": "http", "app": client.app, "root_path": root_path, "headers": []}
+        scope |= {"path": "/", "method": "GET", "query_string": b"", "scheme": "http"}
+        return stream.rendered_once(Request(scope | {"server": ("t", 80)}), state)
+
+    plain, behind = update(""), update("/scores")
+    linked = re.compile(r'(?:href|src|hx-get|action)="(/[^"]*)"')
+    assert linked.findall(plain) and linked.findall(behind)
+    assert not any(link.startswith("/scores/") for link in linked.findall(plain))
+    assert all(link.startswith("/scores/") for link in linked.findall(behind))
