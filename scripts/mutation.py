@@ -13,6 +13,12 @@ hash of their names), and the figure is printed with its 95% interval;
 MUTATION_SAMPLE=all tries every mutant. Not part of `make test` (MUTATION_JOBS=2 mutants
 at once by default).
 
+A survivor no test can kill (an equivalent mutant: the program behaves the same) is listed in
+README.md as "- `NAME` (`changed text`): why", the text being a piece of a line the mutant
+adds or removes. It is then left out of its package's share, as mutation scores are usually
+given, and not retried. The text is checked against the mutant's change (`mutmut show`) on
+every run, so an entry left over after the code changed counts as a survivor again.
+
 Results are kept in mutants/: a second run retries only the chosen mutants not killed yet
 (survivors, and those not tried), since a new test cannot bring a killed one back to life
 (after changing app/ code, `--all` tries them afresh). `make mutation` runs this under
@@ -25,8 +31,10 @@ import fnmatch
 import hashlib
 import math
 import os
+import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +68,35 @@ m.setup_source_paths()
 m.store_lines_covered_by_tests()
 m.create_mutants(int({jobs!r}))
 """
+
+
+# "- `app.module.x_function__mutmut_7` (`the changed text`): why", in README.md.
+EQUIVALENT_ENTRY = re.compile(r"^- `(app\.[^`]+__mutmut_\d+)` \(`([^`]+)`\): \S", re.MULTILINE)
+
+
+def listed_equivalents() -> dict[str, str]:
+    """The survivors README.md explains as equivalent, each with the text of its change."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return dict(EQUIVALENT_ENTRY.findall(readme))
+
+
+def still_equivalent(listed: dict[str, str], statuses: dict[str, str]) -> set[str]:
+    """The listed mutants that survived and whose change is still the one explained."""
+    survivors = [name for name in listed if statuses.get(name) == "survived"]
+
+    def changed_lines(name: str) -> str:
+        shown = subprocess.run(
+            [*MUTMUT, "show", name], cwd=ROOT, capture_output=True, text=True, check=False
+        )
+        lines = shown.stdout.splitlines()[3:]  # after the status and the file names
+        return "\n".join(line for line in lines if line[:1] in "+-")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        changes = dict(zip(survivors, pool.map(changed_lines, survivors), strict=True))
+    confirmed = {name for name in survivors if listed[name] in changes[name]}
+    for name in sorted(set(survivors) - confirmed):
+        print(f"note: README.md explains {name} as a change it no longer makes: a survivor")
+    return confirmed
 
 
 def mutant_statuses() -> dict[str, str]:
@@ -128,12 +165,13 @@ def main(chosen: list[str], *, run: bool = True, retry_all: bool = False) -> int
             stdout=subprocess.DEVNULL,
         )
         statuses = mutant_statuses()
+        equivalent = set() if retry_all else still_equivalent(listed_equivalents(), statuses)
         # mutmut retries every mutant it is named, killed or not: name only those left.
         left = [
             name
             for package in chosen
             for name in chosen_mutants(list(statuses), package, size)
-            if retry_all or statuses[name] not in KILLED
+            if retry_all or (statuses[name] not in KILLED and name not in equivalent)
         ]
         print(f"--- trying {len(left)} mutants of {', '.join(chosen)} ---", flush=True)
         if left:
@@ -144,26 +182,30 @@ def main(chosen: list[str], *, run: bool = True, retry_all: bool = False) -> int
                 check=True,
             )
     statuses = mutant_statuses()
+    equivalent = still_equivalent(listed_equivalents(), statuses)
     below_goal = False
     print()
     for package in chosen:
         judged = chosen_mutants(list(statuses), package, size)
         mine = sum(in_package(name, package) for name in statuses)
         tried = {name: statuses[name] for name in judged if statuses[name] != "not checked"}
+        same = sorted(name for name in tried if name in equivalent)
+        counted = len(tried) - len(same)
         killed = sum(status in KILLED for status in tried.values())
-        share = 100.0 * killed / len(tried) if tried else 0.0
+        share = 100.0 * killed / counted if counted else 0.0
         below_goal |= share < GOAL or len(tried) < len(judged)
-        low, high = interval(killed, len(tried))
-        if size is None:
-            print(f"{package}: {killed} of {len(tried)} mutants killed ({share:.1f}%)")
-        else:
-            print(
-                f"{package}: {killed} of {len(tried)} sampled mutants (of {mine}) killed"
-                f" ({share:.1f}%; 95% interval {low:.1f}% to {high:.1f}%)"
-            )
+        low, high = interval(killed, counted)
+        sampled = "mutants" if size is None else f"sampled mutants (of {mine})"
+        print(
+            f"{package}: {killed} of {counted} {sampled} killed ({share:.1f}%"
+            + ("" if size is None else f"; 95% interval {low:.1f}% to {high:.1f}%")
+            + f"), {len(tried)} tried, {len(same)} equivalent left out"
+        )
         for name, status in sorted(tried.items()):
-            if status not in KILLED:
+            if status not in KILLED and name not in equivalent:
                 print(f"    survived ({status}): {name}")
+        for name in same:
+            print(f"    equivalent (README.md says why): {name}")
         if len(tried) < len(judged):
             print(f"    not yet tried: {len(judged) - len(tried)}")
     print("\n`python -m mutmut show NAME` prints a survivor's change.")
