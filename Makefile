@@ -5,8 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Quiet, but pip still prints errors (and warnings) on stderr. No byte-compiling of every
-# installed file (a third of a fresh install's time): Python compiles what it imports.
+# installed file (a third of a fresh install's time): Python compiles what it imports, once,
+# so it must be free to keep what it compiled. PYTHONDONTWRITEBYTECODE set in the environment
+# would make every process (each test worker, each server a test starts) compile its imports
+# from source again: seconds each.
 PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
+unexport PYTHONDONTWRITEBYTECODE
 # Exact versions of everything installed (written by `make lock`), within pyproject's ranges.
 CONSTRAINTS := constraints.txt
 # The one place the browser tests' Chromium is named; the tests read the same variable.
