@@ -55,10 +55,26 @@ def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(
     watchers[0].screenshot(path=screenshots / "watch-start.png", full_page=True)
 
     totals = {name: 0 for name in NAMES}
+    api = browser.new_context().request
     for number in range(1, 12):
         out = NAMES[number % 4]
         holders = [n for n in NAMES if n != out]
-        save_round_on_page(keeper, number, out, holders)
+        if number in (1, 2, 10, 11):
+            if number == 10:
+                # Its round 3 form, readied after round 2, says another phone saved round 3
+                # (tests/browser/test_round_at_the_table.py); reloaded, it goes on at round 10.
+                keeper.reload()
+            save_round_on_page(keeper, number, out, holders)
+        else:
+            # The middle rounds come from elsewhere (the API, with the scorekeeper's code):
+            # the watchers follow those too.
+            kings = iter(["KS", "KH", "KC"])  # two decks: no more than two of a card
+            results = [{"went_out": True} if n == out else {"cards": [next(kings)]} for n in NAMES]
+            saved = api.put(
+                f"{live_server.url}/api/games/{game['code']}/rounds/{number}",
+                data={"results": results},
+            )
+            assert saved.ok, saved.text()
         king = 20 if number == 11 else 13
         for name in holders:
             totals[name] += king
