@@ -33,14 +33,20 @@ class Server:
 
     def __init__(self, database: Path, **env: str) -> None:
         self.database = database
+        self.env = env
+        self._launch()
+
+    def _launch(self) -> None:
+        # A free port now may be taken before the server binds it: wait_healthy then starts
+        # it again on another.
         self.port = free_port()
         environment = dict(os.environ)
         environment.update(
-            DATABASE_URL=f"sqlite:///{database}",
+            DATABASE_URL=f"sqlite:///{self.database}",
             HOST="127.0.0.1",
             PORT=str(self.port),
             CREATE_RATE_LIMIT="off",
-            **env,
+            **self.env,
         )
         self.process = subprocess.Popen(
             [sys.executable, "-m", "app"],
@@ -52,11 +58,16 @@ class Server:
             text=True,
         )
 
-    def wait_healthy(self, timeout: float = 60) -> "Server":
+    def wait_healthy(self, timeout: float = 60, tries: int = 3) -> "Server":
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AssertionError(f"server ended: {self.process.stdout.read()}")
+                output = self.process.stdout.read()
+                self.process.stdout.close()
+                if "address already in use" in output.lower() and tries > 1:
+                    self._launch()
+                    return self.wait_healthy(deadline - time.monotonic(), tries - 1)
+                raise AssertionError(f"server ended: {output}")
             try:
                 if self.call("GET", "/healthz")[0] == 200:
                     return self

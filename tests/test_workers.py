@@ -61,17 +61,27 @@ class TwoWorkers:
     """`python -m app` with WORKERS=2, and which worker holds each connection."""
 
     def __init__(self, database_url, log_path):
-        self.port = free_port()
         self.log_path = log_path
         self.viewers = []
-        with open(log_path, "wb") as log:
-            self.process = serve(database_url, 2, self.port, log)
+        for _attempt in range(3):
+            # A free port now may be taken before the server binds it: then try another.
+            self.port = free_port()
+            with open(log_path, "wb") as log:
+                self.process = serve(database_url, 2, self.port, log)
+            if self._started():
+                return
+            if "address already in use" not in log_path.read_text().lower():
+                break
+        raise RuntimeError(f"the server did not start: {log_path.read_text()}")
+
+    def _started(self):
         deadline = time.monotonic() + 120
         while len(self.workers()) < 2 or not self.healthy():
             if time.monotonic() > deadline or self.process.poll() is not None:
                 self.stop()
-                raise RuntimeError(f"the server did not start: {log_path.read_text()}")
+                return False
             time.sleep(0.1)
+        return True
 
     def healthy(self):
         connection = self.connect()
