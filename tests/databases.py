@@ -47,11 +47,11 @@ def pytest_generate_tests(metafunc):
     only (keeping CI short), except those marked both_databases (live updates, whose
     PostgreSQL path goes through the relay); so do tests marked one_database (how pages are
     drawn: what they draw comes from the service, tested on both)."""
-    if "database_url" not in metafunc.fixturenames:
+    if "database_engine" not in metafunc.fixturenames:
         return
     for mark in metafunc.definition.iter_markers("parametrize"):
         names = mark.args[0]
-        if "database_url" in (names.split(",") if isinstance(names, str) else names):
+        if "database_engine" in (names.split(",") if isinstance(names, str) else names):
             return
     engines = ENGINES
     definition = metafunc.definition
@@ -61,12 +61,12 @@ def pytest_generate_tests(metafunc):
         engines = ["sqlite"]
     if definition.get_closest_marker("one_database"):
         engines = ["sqlite"]
-    metafunc.parametrize("database_url", engines, indirect=True)
+    metafunc.parametrize("database_engine", engines, indirect=True)
 
 
 def runs_on_postgres(item):
     callspec = getattr(item, "callspec", None)
-    if callspec is not None and callspec.params.get("database_url") == "postgresql":
+    if callspec is not None and callspec.params.get("database_engine") == "postgresql":
         return True
     return item.get_closest_marker("postgresql") is not None
 
@@ -215,9 +215,16 @@ def postgres_test_database(postgres_server):
 
 
 @pytest.fixture
-def database_url(request, tmp_path):
+def database_engine(request):
+    """The database the test runs on, "sqlite" or "postgresql": every test asking for a
+    database is parametrized with both (pytest_generate_tests)."""
+    return request.param
+
+
+@pytest.fixture
+def database_url(request, database_engine, tmp_path):
     """A URL to a fresh, empty database: a SQLite file, or a new PostgreSQL schema."""
-    if request.param == "sqlite":
+    if database_engine == "sqlite":
         yield f"sqlite:///{tmp_path}/crownkeeper.db"
         return
     database = request.getfixturevalue("postgres_test_database")
@@ -239,15 +246,14 @@ def migrated_sqlite_file(tmp_path_factory):
 
 
 @pytest.fixture
-def migrated_database_url(request, database_url):
+def migrated_database_url(request, database_engine, tmp_path):
     """Like database_url, but already at the newest schema, as an app leaves a new database
     on its first start (the migrations themselves are tested on database_url): a test's app
-    then starts without migrating."""
-    if database_url.startswith("sqlite"):
-        shutil.copyfile(
-            request.getfixturevalue("migrated_sqlite_file"), make_url(database_url).database
-        )
-        yield database_url
+    then starts without migrating. On SQLite it is the same file as database_url's."""
+    if database_engine == "sqlite":
+        path = tmp_path / "crownkeeper.db"
+        shutil.copyfile(request.getfixturevalue("migrated_sqlite_file"), path)
+        yield f"sqlite:///{path}"
         return
     database = request.getfixturevalue("postgres_test_database")
     schema, url = database.migrated_schema()

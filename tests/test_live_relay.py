@@ -18,7 +18,7 @@ from app.migrate import upgrade_to_head
 from app.rules.scoring import SeatResult
 from tests.aio import run_scenario
 
-pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+pytestmark = pytest.mark.parametrize("database_engine", ["postgresql"], indirect=True)
 
 WENT_OUT = [SeatResult(went_out=True), SeatResult(points=7)]
 

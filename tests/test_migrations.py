@@ -333,7 +333,7 @@ def test_tables_migration_keeps_every_game_and_gives_each_a_stable_id(tmp_path):
     engine.dispose()
 
 
-@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("database_engine", ["postgresql"], indirect=True)
 def test_workers_starting_together_migrate_once(database_url):
     engines = [make_engine(database_url) for _ in range(3)]
     start = threading.Barrier(len(engines))

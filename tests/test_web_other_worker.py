@@ -13,7 +13,7 @@ from app.rules.scoring import SeatResult
 from tests.server import LiveServer
 from tests.test_stream import Viewer, call
 
-pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+pytestmark = pytest.mark.parametrize("database_engine", ["postgresql"], indirect=True)
 
 
 def other_worker_saves(database_url, code, number, monkeypatch):
