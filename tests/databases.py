@@ -121,7 +121,8 @@ class SessionDatabase:
         self.server = server
         self.name, url = server.create_database()
         self.url = make_url(url)
-        self.admin = create_engine(self.url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+        # One connection kept open for the session: each test hands its schema back on it.
+        self.admin = create_engine(self.url, isolation_level="AUTOCOMMIT", pool_size=1)
         self.spare = []  # migrated, emptied schemas ready for the next test
         self.tables = None  # the tables a migrated schema holds
         self.emptying_order = []  # its tables but alembic_version, referring ones first
