@@ -80,15 +80,20 @@ def listed_equivalents() -> dict[str, str]:
     return dict(EQUIVALENT_ENTRY.findall(readme))
 
 
+def show_mutant(name: str) -> str:
+    """`mutmut show NAME`: the mutant's status and its change, as a diff."""
+    shown = subprocess.run(
+        [*MUTMUT, "show", name], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return shown.stdout
+
+
 def still_equivalent(listed: dict[str, str], statuses: dict[str, str]) -> set[str]:
     """The listed mutants that survived and whose change is still the one explained."""
     survivors = [name for name in listed if statuses.get(name) == "survived"]
 
     def changed_lines(name: str) -> str:
-        shown = subprocess.run(
-            [*MUTMUT, "show", name], cwd=ROOT, capture_output=True, text=True, check=False
-        )
-        lines = shown.stdout.splitlines()[3:]  # after the status and the file names
+        lines = show_mutant(name).splitlines()[3:]  # after the status and the file names
         return "\n".join(line for line in lines if line[:1] in "+-")
 
     with ThreadPoolExecutor(max_workers=2) as pool:
