@@ -1,15 +1,15 @@
 """The in-process fan-out: each page has its own bounded line, and a slow one is dropped."""
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 
 from app.live.memory import QUEUE_SIZE, Broker
+from tests.aio import run_scenario
 
 
 def run(scenario):
-    """Run an async scenario on its own loop (the browser tests keep one busy in this thread)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, scenario()).result(timeout=10)
+    """Run an async scenario on its own loop and thread; one that waits for a state that
+    never comes is cancelled after 10 s and fails (not left waiting for ever)."""
+    run_scenario(scenario, timeout=10.0)
 
 
 def test_slow_subscribers_are_dropped_without_holding_up_the_others():
