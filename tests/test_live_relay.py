@@ -203,3 +203,19 @@ def test_a_game_that_cannot_be_loaded_is_logged_in_words_and_the_relay_goes_on(e
     assert [record.getMessage() for record in caplog.records] == [
         "Live updates: could not load a game to relay"
     ]
+
+
+def test_stopping_returns_only_once_the_relay_has_let_go_of_its_work(engine):
+    """A server shutting down stops the relay, then disposes of the database engine: by then
+    the listener (and any load) must be over, not still closing its connection."""
+    game = new_game(engine)
+
+    async def scenario():
+        relay = await started(relay_for(engine))
+        relay.broker.subscribe(game.watch_code)
+        relay._want(game.watch_code, version=None)  # a load under way, as after a reconnect
+        work = [relay._listener, *relay._loading.values()]
+        await relay.stop()
+        return [task.done() for task in work]
+
+    assert run_scenario(scenario) == [True, True]
