@@ -219,3 +219,29 @@ def test_stopping_returns_only_once_the_relay_has_let_go_of_its_work(engine):
         return [task.done() for task in work]
 
     assert run_scenario(scenario) == [True, True]
+
+
+def test_a_database_that_stays_away_is_tried_again_less_and_less_often(engine, caplog):
+    """Three connection attempts fail in a row (the database is still restarting): the relay
+    waits twice as long after each, says so in the log, and listens once it can."""
+    refusals = []
+
+    class Restarting(PostgresRelay):
+        def _conninfo(self):
+            if len(refusals) < 3:
+                refusals.append(True)
+                return super()._conninfo().replace(engine.url.database, "still_restarting")
+            return super()._conninfo()
+
+    async def scenario():
+        relay = Restarting(engine, Broker(), load_state=lambda code: None, retry_delay=0.1)
+        await relay.start()
+        await asyncio.wait_for(relay.listening.wait(), 10)
+        connections = relay.connections
+        await relay.stop()
+        return connections
+
+    with caplog.at_level("WARNING", logger="app.live.postgres"):
+        assert run_scenario(scenario) == 1
+    waits = [r.getMessage().rsplit("retrying in ", 1)[1] for r in caplog.records]
+    assert waits == ["0.1 s", "0.2 s", "0.4 s"]
