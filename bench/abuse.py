@@ -7,8 +7,9 @@
 3. Held connections: the server started with its open-file limit at 1,024 (soft and hard),
    300 idle or slow connections held open, /healthz times and how much the log grew.
 
-Run with `make bench-abuse`; it prints the figures for the README. Targets: RSS growth under
-20 MB, GET p99 under 500 ms while streams open, /healthz under 1 s, log growth under 100 KB.
+Run with `make bench-abuse`; it prints the figures for docs/BENCHMARKS.md. Targets: RSS
+growth under 20 MB, GET p99 under 500 ms while streams open, /healthz under 1 s, log growth
+under 100 KB.
 """
 
 import asyncio

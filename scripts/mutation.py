@@ -15,7 +15,7 @@ Not part of `make test` (MUTATION_JOBS=3 mutants at once by default: their tests
 servers, sockets and PostgreSQL as much as they compute).
 
 A survivor no test can kill (an equivalent mutant: the program behaves the same) is listed in
-README.md as "- `NAME` (`changed text`): why", the text being a piece of a line the mutant
+docs/DEVELOPING.md as "- `NAME` (`changed text`): why", the text being a piece of a line the mutant
 adds or removes. It is then left out of its package's share, as mutation scores are usually
 given, and not retried. The text is checked against the mutant's change (`mutmut show`) on
 every run, so an entry left over after the code changed counts as a survivor again.
@@ -25,7 +25,7 @@ Results are kept in mutants/: a second run retries only the chosen mutants not k
 (after changing app/ code, `--all` tries them afresh). `make mutation` runs this under
 scripts/with-postgres.sh, so the PostgreSQL tests (the only ones reaching app/live/postgres.py)
 count; run alone without TEST_POSTGRES_URL, they are skipped (CI is unset for mutmut).
-README.md gives the latest figures and explains each survivor left alone.
+docs/DEVELOPING.md gives the latest figures and explains each survivor left alone.
 """
 
 import fnmatch
@@ -39,6 +39,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Where the equivalent survivors are explained (and the latest figures given).
+EXPLAINED_IN = "docs/DEVELOPING.md"
+EXPLANATIONS = ROOT / EXPLAINED_IN
 MUTMUT = [sys.executable, "-m", "mutmut"]
 
 # Mutant names are module.function paths; each package is a set of name patterns.
@@ -71,14 +74,14 @@ m.create_mutants(int({jobs!r}))
 """
 
 
-# "- `app.module.x_function__mutmut_7` (`the changed text`): why", in README.md.
+# "- `app.module.x_function__mutmut_7` (`the changed text`): why", in docs/DEVELOPING.md.
 EQUIVALENT_ENTRY = re.compile(r"^- `(app\.[^`]+__mutmut_\d+)` \(`([^`]+)`\): \S", re.MULTILINE)
 
 
 def listed_equivalents() -> dict[str, str]:
-    """The survivors README.md explains as equivalent, each with the text of its change."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return dict(EQUIVALENT_ENTRY.findall(readme))
+    """The survivors docs/DEVELOPING.md explains as equivalent, each with the text of its change."""
+    explained = EXPLANATIONS.read_text(encoding="utf-8")
+    return dict(EQUIVALENT_ENTRY.findall(explained))
 
 
 def show_mutant(name: str) -> str:
@@ -101,7 +104,7 @@ def still_equivalent(listed: dict[str, str], statuses: dict[str, str]) -> set[st
         changes = dict(zip(survivors, pool.map(changed_lines, survivors), strict=True))
     confirmed = {name for name in survivors if listed[name] in changes[name]}
     for name in sorted(set(survivors) - confirmed):
-        print(f"note: README.md explains {name} as a change it no longer makes: a survivor")
+        print(f"note: {EXPLAINED_IN} explains {name} as a change it no longer makes: a survivor")
     return confirmed
 
 
@@ -211,7 +214,7 @@ def main(chosen: list[str], *, run: bool = True, retry_all: bool = False) -> int
             if status not in KILLED and name not in equivalent:
                 print(f"    survived ({status}): {name}")
         for name in same:
-            print(f"    equivalent (README.md says why): {name}")
+            print(f"    equivalent ({EXPLAINED_IN} says why): {name}")
         if len(tried) < len(judged):
             print(f"    not yet tried: {len(judged) - len(tried)}")
     print("\n`python -m mutmut show NAME` prints a survivor's change.")

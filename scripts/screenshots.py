@@ -1,4 +1,5 @@
-"""Take the README's screenshots of the round loop on a 390x844 phone into docs/screenshots/.
+"""Take the screenshots README.md shows (the round loop on a 390x844 phone) into
+docs/screenshots/.
 
 Run: `.venv/bin/python scripts/screenshots.py` (starts its own server on 127.0.0.1 and
 Debian's Chromium).

@@ -1,4 +1,4 @@
-"""`make mutation` leaves out of its figures only the survivors README.md explains as
+"""`make mutation` leaves out of its figures only the survivors docs/DEVELOPING.md explains as
 equivalent: each entry must be one the script reads (name, changed text, reason)."""
 
 import importlib.util
@@ -15,8 +15,8 @@ def mutation_script():
 
 
 def equivalent_section() -> list[str]:
-    """The list under "Equivalent survivors" in README.md, one entry a line."""
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    """The list under "Equivalent survivors" in docs/DEVELOPING.md, one entry a line."""
+    lines = (ROOT / "docs" / "DEVELOPING.md").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Equivalent survivors"))
     entries = []
     for line in lines[start + 1 :]:
@@ -27,9 +27,9 @@ def equivalent_section() -> list[str]:
     return entries
 
 
-def test_every_equivalent_survivor_in_the_readme_is_read_with_its_change_and_reason():
+def test_every_equivalent_survivor_explained_is_read_with_its_change_and_reason():
     entries = equivalent_section()
-    assert entries, "README.md lists no equivalent survivors"
+    assert entries, "docs/DEVELOPING.md lists no equivalent survivors"
     listed = mutation_script().listed_equivalents()
     for entry in entries:
         name = entry.split("`")[1]
