@@ -207,3 +207,17 @@ class PairSums(SQLModel, table=True):
     games: int = 0
     lower: int = 0
     higher: int = 0
+
+
+class CreateCount(SQLModel, table=True):
+    """How many games and tables one client address started in one window of
+    CREATE_RATE_LIMIT (such as its minute), kept in the database so that every worker, every
+    host and the next start share one count (app/ratelimit.py)."""
+
+    __tablename__ = "create_count"
+
+    address: str = Field(primary_key=True, max_length=64)
+    window_seconds: int = Field(primary_key=True)
+    created: int
+    resets_at: float = Field(index=True)
+    """When the window closes, in seconds since 1970 (UTC): the next creation opens a new one."""
