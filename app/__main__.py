@@ -24,7 +24,9 @@ def main() -> None:
         settings.check()
     except SettingsError as error:
         sys.exit(f"Crownkeeper cannot start: {error}")
-    held = take_database(settings)  # noqa: F841 - the lock lasts as long as this process
+    # Refused here in one line, before the address is printed; the app's lifespan then takes
+    # the same safeguards in this process (on PostgreSQL, in each worker).
+    take_database(settings)
     open_files = raise_open_file_limit()
     announce(settings)
     uvicorn.run(

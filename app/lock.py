@@ -2,18 +2,31 @@
 
 The kernel lets go of the lock when the process ends, however it ends (kill -9 included), so
 a stale lock file never blocks a restart; what is written in it only names the holder.
+
+A server takes it in the app's lifespan (`hold`), however the app was started; the apps of
+one process share one hold (`python -m app` takes it before uvicorn starts, then its app
+takes it again). `restore` takes it for itself (`acquire`), so it waits for no server.
 """
 
 import fcntl
 import json
 import os
 import socket
+import threading
+import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+# How long to wait for a holder that has just taken the lock to write who it is.
+HOLDER_WRITE_WAIT = 1.0
 
 
 class DatabaseInUse(RuntimeError):
-    """Another process holds the database's lock."""
+    """Another process holds the database's lock; `holder` is what it wrote about itself."""
+
+    def __init__(self, message: str, holder: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 def lock_path(database: Path) -> Path:
@@ -29,17 +42,19 @@ def acquire(database: Path, **about: object) -> IO[str]:
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        handle.seek(0)
-        holder = _describe(handle.read())
+        holder = _read_holder(handle)
         handle.close()
         raise DatabaseInUse(
-            f"Another Crownkeeper ({holder}) is already using the database {database}. "
-            "Only one server may use a database at a time: stop that one first, or give this "
-            "one its own DATABASE_URL."
+            f"Another Crownkeeper ({describe(holder)}) is already using the database "
+            f"{database}. Only one server may use a database at a time: stop that one first, "
+            "or give this one its own DATABASE_URL.",
+            holder,
         ) from None
     handle.seek(0)
     handle.truncate()
-    handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), **about}))
+    handle.write(
+        json.dumps({"pid": os.getpid(), "host": socket.gethostname(), **about}, default=str)
+    )
     handle.flush()
     return handle
 
@@ -59,12 +74,71 @@ def release(handle: IO[str]) -> None:
     handle.close()
 
 
-def _describe(text: str) -> str:
+# The locks this process holds for serving: database -> (open lock file, apps holding it).
+_held: dict[Path, tuple[IO[str], int]] = {}
+_held_guard = threading.Lock()
+
+
+def hold(database: Path, **about: object) -> Path:
+    """Hold the database's lock for a server in this process, until `let_go`. A process
+    holds it once, however many of its apps serve the database; DatabaseInUse when another
+    process has it. Returns the key to give back to `let_go`."""
+    key = database.resolve()
+    with _held_guard:
+        handle, count = _held.get(key) or (acquire(key, **about), 0)
+        _held[key] = (handle, count + 1)
+    return key
+
+
+def let_go(key: Path) -> None:
+    """The end of one `hold`: the lock itself goes once every app of the process let go."""
+    with _held_guard:
+        handle, count = _held.pop(key)
+        if count > 1:
+            _held[key] = (handle, count - 1)
+        else:
+            release(handle)
+
+
+def _read_holder(handle: IO[str]) -> dict[str, Any]:
+    """What the holder wrote, waiting a moment for a holder that has only just taken it (the
+    file is empty, or still names an earlier holder that has ended)."""
+    deadline = time.monotonic() + HOLDER_WRITE_WAIT
+    while True:
+        handle.seek(0)
+        try:
+            about = json.loads(handle.read())
+        except ValueError:
+            about = None
+        if isinstance(about, dict) and _may_be_running(about):
+            return about
+        if time.monotonic() > deadline:
+            return about if isinstance(about, dict) else {}
+        time.sleep(0.02)
+
+
+def _may_be_running(about: dict[str, Any]) -> bool:
+    """False only for a process of this host that is known to have ended."""
+    if about.get("host") != socket.gethostname() or not isinstance(about.get("pid"), int):
+        return True
     try:
-        about = json.loads(text)
-    except ValueError:
+        os.kill(about["pid"], 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def describe(about: dict[str, Any]) -> str:
+    """The holder in words: its process and host, and where it serves or how it started."""
+    if not about:
         return "another process"
     parts = [f"process {about.get('pid', '?')} on {about.get('host', '?')}"]
+    if about.get("server"):
+        parts.append(f"a worker of process {about['server']}")
     if about.get("port"):
         parts.append(f"serving on {about.get('listen', '')}:{about['port']}".replace(" :", " "))
+    elif about.get("command"):
+        parts.append(f"started as `{about['command']}`")
     return ", ".join(parts)

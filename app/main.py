@@ -1,8 +1,16 @@
-"""The app factory: settings, database migration on start, routes and static files."""
+"""The app factory: settings, the database's safeguards on start, routes and static files.
+
+`app.main:app` is the app for the environment's settings, built on first use: importing this
+module starts nothing and opens no database. `uvicorn app.main:app`, `fastapi run
+app/main.py` and gunicorn's uvicorn workers serve it; `uvicorn --factory app.main:create_app`
+and `python -m app` build their own. Each takes the same safeguards in its lifespan.
+"""
 
 import asyncio
 import gc
 import logging
+import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from functools import partial
@@ -18,8 +26,8 @@ from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import backup, live, logs
-from .config import PROJECT_DIR, Settings, settings
+from . import backup, live, logs, serve
+from .config import PROJECT_DIR, Settings, SettingsError, settings
 from .db import is_busy, make_engine
 from .games import (
     GameNotFound,
@@ -30,7 +38,6 @@ from .games import (
     load_for_live_pages,
 )
 from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware, StreamStartGate
-from .migrate import upgrade_to_head
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
 from .tables import NoSuchPerson, ReadOnlyTable, TableNotFound
@@ -52,8 +59,11 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         daily = None
         relay = None
+        held = None
         try:
-            upgrade_to_head(engine)
+            # However the app was started: the SQLite lock (one server, one process), a
+            # database that is Crownkeeper's, brought up to date. Refused in one line.
+            held = serve.open_database(chosen, engine)
             relay = await live.start(engine, load_state=partial(_load_for_live_pages, engine))
             if chosen.backup_dir:
                 daily = asyncio.create_task(
@@ -71,6 +81,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
                     await daily
             await live.stop(relay)
             engine.dispose()
+            serve.close_database(held)
 
     app = FastAPI(
         title="Crownkeeper",
@@ -117,7 +128,32 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(StreamStartGate)
+    # A start refused by the lifespan (the database in use, not Crownkeeper's) in one line.
+    app.add_middleware(serve.StartRefusals)
     return app
+
+
+_building = threading.Lock()
+
+
+def __getattr__(name: str) -> FastAPI:
+    """`app.main:app`: the app for the environment's settings, built once, on first use."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    with _building:
+        built: FastAPI | None = globals().get("app")
+        if built is None:
+            try:
+                built = create_app()
+            except SettingsError as error:
+                print(f"Crownkeeper cannot start: {error}", file=sys.stderr)
+                raise SystemExit(serve.CANNOT_START) from None
+            globals()["app"] = built
+    return built
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "app"})
 
 
 def _load_for_live_pages(engine: Engine, watch_code: str) -> GameState:
