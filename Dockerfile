@@ -27,11 +27,13 @@ COPY templates/ templates/
 COPY static/ static/
 COPY migrations/ migrations/
 
-# Installs the dependencies (and a copy of the package). `python -m app` below runs from
-# WORKDIR, so /app/app is imported first and finds templates/, static/ and migrations/ here.
-# constraints.txt pins every version (`make lock`), so a rebuild installs what CI tested.
-# tests/test_container.py runs this same command in a fresh virtualenv.
-RUN pip install --no-cache-dir -c constraints.txt .
+# Installs the dependencies (and a copy of the package), with PostgreSQL's driver (the
+# postgres extra), so the same image serves DATABASE_URL=postgresql+psycopg://... too.
+# `python -m app` below runs from WORKDIR, so /app/app is imported first and finds
+# templates/, static/ and migrations/ here. constraints.txt pins every version (`make lock`),
+# so a rebuild installs what CI tested. tests/test_container.py runs this same command in a
+# fresh virtualenv.
+RUN pip install --no-cache-dir -c constraints.txt '.[postgres]'
 
 ENV DATABASE_URL=sqlite:////data/crownkeeper.db \
     BACKUP_DIR=/data/backups \

@@ -24,23 +24,34 @@ export CHROMIUM
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed-run: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
-	$(PIP) install --no-compile -c $(CONSTRAINTS) -e .
+# `make run` adds PostgreSQL's driver (the postgres extra) when DATABASE_URL, in the
+# environment or in .env, names PostgreSQL; SQLite needs none. Switching to PostgreSQL later
+# installs it then (the .wants-postgres stamp is new).
+RUN_DATABASE_URL := $(or $(DATABASE_URL),$(shell sed -n 's/^\(export \)\{0,1\}DATABASE_URL=//p' .env 2>/dev/null | tail -n 1 | tr -d "\"'"))
+RUN_POSTGRES := $(if $(filter postgres%,$(RUN_DATABASE_URL)),$(VENV)/.wants-postgres)
+RUN_EXTRAS := $(if $(RUN_POSTGRES),[postgres])
+
+$(VENV)/.wants-postgres: | $(BIN)/python
 	@touch $@
 
+$(VENV)/.installed-run: pyproject.toml $(CONSTRAINTS) $(RUN_POSTGRES) | $(BIN)/python
+	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.$(RUN_EXTRAS)'
+	@touch $@
+
+# The tests run on SQLite and on PostgreSQL: they need its driver.
 $(VENV)/.installed-test: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
-	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[test]'
+	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[test,postgres]'
 	@touch $@
 
 $(VENV)/.installed-mutation: $(VENV)/.installed-test
-	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[test,mutation]'
+	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[test,postgres,mutation]'
 	@touch $@
 
 # Pin what a fresh install picks today (every extra): one name==version a line, nothing else.
 lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/python -m pip --quiet --disable-pip-version-check install '.[test,mutation]'
+	.lock-venv/bin/python -m pip --quiet --disable-pip-version-check install '.[test,postgres,mutation]'
 	set -o pipefail; .lock-venv/bin/python -m pip list --format=freeze --exclude-editable \
 		| grep -viE '^(crownkeeper|pip|setuptools|wheel)==' | LC_ALL=C sort -f > $(CONSTRAINTS)
 	rm -rf .lock-venv build *.egg-info

@@ -11,6 +11,7 @@ import uvicorn
 
 from .addresses import announce
 from .config import SettingsError, settings
+from .db import MissingDriver, check_driver
 from .serve import concurrency_limit, raise_open_file_limit, take_database
 
 
@@ -22,7 +23,8 @@ def main() -> None:
         raise SystemExit(run_command(sys.argv[1:], settings))
     try:
         settings.check()
-    except SettingsError as error:
+        check_driver(settings.database_url)
+    except (SettingsError, MissingDriver) as error:
         sys.exit(f"Crownkeeper cannot start: {error}")
     # Refused here in one line, before the address is printed; the app's lifespan then takes
     # the same safeguards in this process (on PostgreSQL, in each worker).

@@ -24,10 +24,39 @@ def is_sqlite(database_url: str) -> bool:
     return make_url(database_url).get_backend_name() == "sqlite"
 
 
+class MissingDriver(RuntimeError):
+    """DATABASE_URL names a database whose driver is not installed. The message is one line,
+    saying what to install."""
+
+
+def check_driver(database_url: str) -> None:
+    """MissingDriver unless the driver DATABASE_URL needs can be imported. PostgreSQL's
+    (psycopg) comes with the postgres extra: `pip install .` alone installs none."""
+    url = make_url(database_url)
+    try:
+        url.get_dialect().import_dbapi()
+    except ImportError as error:
+        missing = error.name or url.get_driver_name()
+        if url.get_backend_name() != "postgresql":
+            install = f"pip install {missing}"
+        elif url.get_driver_name() == "psycopg":
+            install = "pip install '.[postgres]' (the Docker image has it)"
+        else:
+            install = (
+                "pip install '.[postgres]' and write the URL as postgresql+psycopg://, "
+                f"the driver Crownkeeper is tested with (not {url.get_driver_name()})"
+            )
+        raise MissingDriver(
+            f"DATABASE_URL names a {url.get_backend_name()} database, but its driver "
+            f"({missing}) is not installed. Install it: {install}."
+        ) from None
+
+
 def make_engine(database_url: str, *, busy_timeout_ms: int = 5000) -> Engine:
     """An engine for database_url, with SQLite set up for a busy table of phones."""
     url = make_url(database_url)
     if url.get_backend_name() != "sqlite":
+        check_driver(database_url)
         # Connections dropped by a database restart are noticed before a request uses them.
         return create_engine(database_url, pool_pre_ping=True)
     if url.database and url.database != ":memory:":

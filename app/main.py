@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import backup, live, logs, serve
 from .config import PROJECT_DIR, Settings, SettingsError, settings
-from .db import is_busy, make_engine
+from .db import MissingDriver, is_busy, make_engine
 from .games import (
     GameNotFound,
     GameState,
@@ -145,7 +145,7 @@ def __getattr__(name: str) -> FastAPI:
         if built is None:
             try:
                 built = create_app()
-            except SettingsError as error:
+            except (SettingsError, MissingDriver) as error:
                 print(f"Crownkeeper cannot start: {error}", file=sys.stderr)
                 raise SystemExit(serve.CANNOT_START) from None
             globals()["app"] = built

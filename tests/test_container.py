@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
 SETTINGS_ENV = ("DATABASE_URL", "HOST", "PORT", "ROOT_PATH", "FORWARDED_ALLOW_IPS", "BACKUP_DIR")
 START_TIMEOUT = 30.0
+PG = "postgresql+psycopg://crownkeeper@127.0.0.1/crownkeeper"
 
 
 def instructions() -> list[tuple[str, str]]:
@@ -112,6 +113,8 @@ def test_dockerfile_runs_as_a_user_with_a_volume_and_a_health_check() -> None:
     assert "/healthz" in checks[0]
     assert exec_form(arguments("CMD")[-1]) == ["python", "-m", "app"]
     assert "-e" not in pip_install_command() and "--editable" not in pip_install_command()
+    # The same image serves PostgreSQL: its driver is the postgres extra.
+    assert ".[postgres]" in pip_install_command()
     assert env_defaults().get("DATABASE_URL", "").startswith("sqlite:////data/")
     ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
     assert {".venv", "data", ".git"} <= set(ignored)
@@ -182,6 +185,13 @@ def test_installed_like_the_image_the_app_serves(tmp_path: Path) -> None:
         env,
     )
     assert Path(project_dir.strip()) == workdir.resolve()
+    # The postgres extra brought PostgreSQL's driver: DATABASE_URL=postgresql+psycopg:// works.
+    run(
+        [str(python), "-c", f"from app.db import check_driver; check_driver({PG!r})"],
+        workdir,
+        60,
+        env,
+    )
 
     command = exec_form(arguments("CMD")[-1])
     command = [str(python) if word == "python" else word for word in command]
