@@ -8,6 +8,8 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine, event, text
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.sql import Select
 from sqlmodel import Session, create_engine
@@ -104,14 +106,15 @@ def begin_write(session: Session) -> None:
     session.connection(execution_options=WRITE_OPTIONS)
 
 
-def locked(statement: Selected) -> Selected:
+def locked(statement: Selected, *, of: Any = None) -> Selected:
     """statement, locking the rows it reads until the write transaction ends.
 
     On PostgreSQL that is SELECT ... FOR UPDATE: a second process saving the same game waits
     here, then reads the version the first one wrote. SQLite has no row locks and needs none:
-    BEGIN IMMEDIATE (begin_write) already holds the whole database for one writer.
+    BEGIN IMMEDIATE (begin_write) already holds the whole database for one writer. `of`
+    names the table whose rows are locked when the statement outer-joins others.
     """
-    return statement.with_for_update().execution_options(populate_existing=True)
+    return statement.with_for_update(of=of).execution_options(populate_existing=True)
 
 
 @contextmanager
@@ -145,3 +148,18 @@ def get_session(request: Request) -> Iterator[Session]:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def upsert_from_select(
+    session: Session, table: Any, columns: list[str], rows: Select[Any], keys: list[str]
+) -> None:
+    """INSERT the rows a SELECT gives, each replacing the row with the same keys: one
+    statement, the sums worked out by the database (SQLite and PostgreSQL spell it alike)."""
+    dialect = session.get_bind().dialect.name
+    insert_into = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    statement = insert_into(table).from_select(columns, rows)
+    statement = statement.on_conflict_do_update(
+        index_elements=keys,
+        set_={name: statement.excluded[name] for name in columns if name not in keys},
+    )
+    session.execute(statement)

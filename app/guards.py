@@ -2,12 +2,21 @@
 form posts from other sites change nothing, and HEAD is answered wherever GET is."""
 
 import asyncio
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import logs
+from .db import is_busy
+from .web.errors import failure_answer, is_static
+
+log = logging.getLogger("crownkeeper")
 
 # Builds the answer for a refused request (JSON for the API, a page otherwise), as an ASGI app.
 Refusal = Callable[[Scope, str, int], Callable[[Scope, Receive, Send], Awaitable[None]]]
@@ -205,3 +214,56 @@ class StreamStartGate:
             await self.app(scope, receive, send_then_release)
         finally:
             release()
+
+
+SECURITY_HEADERS = [
+    (b"referrer-policy", b"no-referrer"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+]
+# Answers carry game codes (the API's JSON, the pages): no cache keeps them, except the
+# static files, which carry none.
+NO_STORE = (b"cache-control", b"no-store")
+
+
+class SecurityHeadersMiddleware:
+    """Game links stay off other sites (no referrer) and pages run no inline script. The
+    outermost of the app's own layers, so every answer gets the headers: an unexpected
+    error is answered here (500, or 503 when the database is busy), not by Starlette's
+    bare error page outside it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+        static = is_static(Request(scope))
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in present]
+                if not static and NO_STORE[0] not in present:
+                    extra.append(NO_STORE)
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception as error:
+            if started:
+                raise
+            busy = isinstance(error, OperationalError) and is_busy(error)
+            if not busy:
+                log.exception("Error while answering %s", logs.redact(scope.get("path", "")))
+            answer = failure_answer(scope, busy)
+            await answer(scope, receive, send_with_headers)

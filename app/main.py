@@ -8,44 +8,33 @@ and `python -m app` build their own. Each takes the same safeguards in its lifes
 
 import asyncio
 import gc
-import logging
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from functools import partial
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
-from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import backup, live, logs, serve
 from .config import PROJECT_DIR, Settings, SettingsError, settings
-from .db import MissingDriver, is_busy, make_engine
-from .games import (
-    GameNotFound,
-    GameState,
-    NoSuchRound,
-    ReadOnlyLink,
-    ReplacedLink,
-    load_for_live_pages,
+from .db import MissingDriver, make_engine
+from .games import GameState, load_for_live_pages, on_change, on_commit
+from .guards import (
+    BodyLimitMiddleware,
+    CrossSiteMiddleware,
+    HeadMiddleware,
+    SecurityHeadersMiddleware,
+    StreamStartGate,
 )
-from .guards import BodyLimitMiddleware, CrossSiteMiddleware, HeadMiddleware, StreamStartGate
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
-from .tables import NoSuchPerson, ReadOnlyTable, TableNotFound
-from .web import api, pages, piles, stream, table_pages, tables_api
-
-log = logging.getLogger("crownkeeper")
-BUSY_MESSAGE = "The score keeper is busy; try again."
-BUSY_RETRY_AFTER = "2"
+from .tables import record_change
+from .web import api, errors, pages, piles, stream, table_pages, tables_api
 
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
@@ -54,6 +43,9 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     chosen.check()
     engine = make_engine(chosen.database_url, busy_timeout_ms=chosen.busy_timeout_ms)
     logs.install()
+    # A table's copy of its games follows every change to them; open pages hear of it.
+    on_change(record_change)
+    on_commit(live.publish_change)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -103,25 +95,18 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.include_router(table_pages.router)
     app.include_router(piles.router)
     app.include_router(stream.router)
-    app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(GameNotFound, _game_problem)
-    app.add_exception_handler(NoSuchRound, _game_problem)
-    app.add_exception_handler(ReadOnlyLink, _game_problem)
-    for table_problem in (TableNotFound, ReadOnlyTable, NoSuchPerson):
-        app.add_exception_handler(table_problem, _game_problem)
-    app.add_exception_handler(OperationalError, _database_problem)
+    errors.install(app)
     # Listed innermost first: each add_middleware wraps the ones before it. Requests pass
     # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,
     # the body limit and the cross-site check; every answer, refusals and errors included,
     # leaves through SecurityHeadersMiddleware. Outermost, live pages start a few at a time.
     app.add_middleware(GZipMiddleware, minimum_size=512)
-    app.add_middleware(CrossSiteMiddleware, refuse=_refusal)
+    app.add_middleware(CrossSiteMiddleware, refuse=errors.refusal)
     app.add_middleware(
         BodyLimitMiddleware,
         limit=chosen.max_body_bytes,
         import_limit=chosen.import_max_bytes,
-        refuse=_refusal,
+        refuse=errors.refusal,
     )
     app.add_middleware(HeadMiddleware)
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
@@ -159,153 +144,3 @@ def __dir__() -> list[str]:
 def _load_for_live_pages(engine: Engine, watch_code: str) -> GameState:
     with Session(engine) as session:
         return load_for_live_pages(session, watch_code=watch_code)
-
-
-def _describe(error: dict) -> str:  # type: ignore[type-arg]
-    if error.get("type") == "json_invalid":
-        return "The request body is not valid JSON."
-    where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
-    message = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
-    return f"{where}: {message}." if where else f"{message}."
-
-
-def _is_api(request: Request) -> bool:
-    return request.url.path.removeprefix(request.scope.get("root_path", "")).startswith("/api")
-
-
-def _is_static(request: Request) -> bool:
-    return request.url.path.removeprefix(request.scope.get("root_path", "")).startswith("/static")
-
-
-def _problem(
-    request: Request,
-    detail: str,
-    status_code: int,
-    headers: dict[str, str] | None = None,
-    **extra: object,
-) -> Response:
-    """JSON with a `detail` for the API, a page that says it for everything else."""
-    if _is_api(request) or _is_static(request) or request.url.path.endswith("/events"):
-        response: Response = JSONResponse({"detail": detail, **extra}, status_code=status_code)
-    else:
-        response = pages.error_page(request, detail, status_code=status_code)
-    response.headers.update(headers or {})
-    return response
-
-
-def _refusal(scope: Scope, detail: str, status_code: int) -> Response:
-    """The answer to a request refused before it reached the routes (too big, cross-site)."""
-    response = _problem(Request(scope), detail, status_code)
-    # The body may be left unread: close the connection rather than wait for it.
-    response.headers["Connection"] = "close"
-    return response
-
-
-async def _database_problem(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, OperationalError)
-    if not is_busy(exc):
-        raise exc
-    return _problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
-
-
-GAME_PROBLEM_STATUS = {
-    GameNotFound: 404,
-    ReplacedLink: 404,
-    NoSuchRound: 404,
-    ReadOnlyLink: 403,
-    TableNotFound: 404,
-    NoSuchPerson: 404,
-    ReadOnlyTable: 403,
-}
-
-
-async def _game_problem(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, ReplacedLink) and not _is_api(request):
-        return pages.replaced_link_page(request, exc)
-    return _problem(request, str(exc), GAME_PROBLEM_STATUS[type(exc)])
-
-
-async def _validation_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, RequestValidationError)
-    code = request.path_params.get("code")
-    if code is not None and _is_api(request):
-        # An unknown code or a watch code decides the answer, whatever the body held.
-        path = request.url.path.removeprefix(request.scope.get("root_path", ""))
-        problem_of = tables_api if path.startswith("/api/tables/") else api
-        found = problem_of.code_problem(request.app.state.engine, code, request.method)
-        if found is not None:
-            return await _game_problem(request, found)
-    problems = [_describe(error) for error in exc.errors()]
-    return _problem(request, " ".join(problems), 422, problems=problems)
-
-
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, StarletteHTTPException)
-    detail = str(exc.detail)
-    if exc.status_code == 404 and detail == "Not Found" and not _is_api(request):
-        detail = f"There is no page at {request.url.path}."
-    return _problem(request, detail, exc.status_code, headers=exc.headers)
-
-
-SECURITY_HEADERS = [
-    (b"referrer-policy", b"no-referrer"),
-    (
-        b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        b"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    ),
-    (b"x-content-type-options", b"nosniff"),
-]
-# Answers carry game codes (the API's JSON, the pages): no cache keeps them, except the
-# static files, which carry none.
-NO_STORE = (b"cache-control", b"no-store")
-
-
-class SecurityHeadersMiddleware:
-    """Game links stay off other sites (no referrer) and pages run no inline script. The
-    outermost of the app's own layers, so every answer gets the headers: an unexpected
-    error is answered here (500, or 503 when the database is busy), not by Starlette's
-    bare error page outside it."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-        static = _is_static(Request(scope))
-
-        async def send_with_headers(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-                present = {name.lower() for name, _ in message.get("headers", [])}
-                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in present]
-                if not static and NO_STORE[0] not in present:
-                    extra.append(NO_STORE)
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_with_headers)
-        except Exception as error:
-            if started:
-                raise
-            busy = isinstance(error, OperationalError) and is_busy(error)
-            if not busy:
-                log.exception("Error while answering %s", logs.redact(scope.get("path", "")))
-            answer = _failure_answer(scope, busy)
-            await answer(scope, receive, send_with_headers)
-
-
-def _failure_answer(scope: Scope, busy: bool) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-    request = Request(scope)
-    try:
-        if busy:
-            return _problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
-        return _problem(request, "Something went wrong on the server; try again.", 500)
-    except Exception:  # the error page itself failed: say it plainly
-        log.exception("Error page failed")
-        return JSONResponse({"detail": "Something went wrong on the server."}, status_code=500)

@@ -3,7 +3,7 @@
 import uuid
 from datetime import UTC, datetime
 
-from sqlalchemy import Index, Text, UniqueConstraint
+from sqlalchemy import Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 # Set before any table exists, so every constraint gets a stable name for batch migrations.
@@ -149,8 +149,6 @@ class TableGame(SQLModel, table=True):
     rounds_saved: int = 0
     round_count: int = 11
     source_id: str | None = Field(default=None, max_length=64, index=True)
-    # [[person id, total, won], ...] in seat order: the list reads one row per game.
-    seats: str = Field(default="[]", sa_type=Text)
 
 
 class PersonGame(SQLModel, table=True):

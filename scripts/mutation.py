@@ -50,7 +50,8 @@ PACKAGES = {
     "service": ["app.games.*", "app.tables.*", "app.exports.*"],
     "web": [
         *(f"app.web.{module}.*" for module in ("pages", "forms", "api", "piles", "chart")),
-        *(f"app.web.{module}.*" for module in ("table_pages", "tables_api", "table_cookie")),
+        *(f"app.web.{module}.*" for module in ("table_pages", "tables_api", "remembered")),
+        *(f"app.web.{module}.*" for module in ("rendering", "deps", "errors", "schemas")),
         "app.main.*",
     ],
     "live": ["app.live.*", "app.web.stream.*"],

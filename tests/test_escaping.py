@@ -9,7 +9,7 @@ from sqlmodel import Session
 from starlette.requests import Request
 
 from app.games import load_game
-from app.web.pages import live_update
+from app.web.rendering import live_update
 from tests.html import parse, visible_text
 
 # What is escaped does not depend on the database: SQLite only (tests/databases.py).

@@ -307,16 +307,17 @@ def test_names_are_cleaned_and_checked(session):
 def test_a_service_following_changes_hears_each_one_before_it_is_committed(
     session, game, monkeypatch
 ):
-    from app import games
+    from app.games import changes
 
-    monkeypatch.setattr(games, "_listeners", list(games._listeners))  # this test's own, undone
+    monkeypatch.setattr(changes, "_listeners", list(changes._listeners))  # this test's own
     heard = []
 
-    def follow(db, state):
+    def follow(db, change):
         # Inside the change's own transaction: whatever the follower writes commits with it.
+        state = change.after
         heard.append((db.in_transaction(), state.rounds_saved, state.totals, state.finished))
 
-    games.on_change(follow)
+    changes.on_change(follow)
     save_round(session, code=game.code, number=1, results=[OUT, typed(12), typed(4)])
     finish_game(session, code=game.code)
     assert heard == [(True, 1, [0, 12, 4], False), (True, 1, [0, 12, 4], True)]

@@ -101,7 +101,7 @@ def test_when_the_error_page_fails_too_the_answer_is_plain_and_logged(client, mo
     def error_page_fails(*_, **__):
         raise RuntimeError("the error page is broken")
 
-    monkeypatch.setattr("app.web.pages.error_page", error_page_fails)
+    monkeypatch.setattr("app.web.errors.error_page", error_page_fails)
     with caplog.at_level(logging.ERROR, logger="crownkeeper"):
         response = client.get("/rules")
     assert response.status_code == 500

@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from .memory import Broker, Subscription
 
 if TYPE_CHECKING:
-    from ..games import GameState
+    from ..games.state import GameState
     from .postgres import PostgresRelay
 
 broker = Broker()
@@ -35,6 +35,12 @@ def subscribe(topic: str) -> Subscription:
 def unsubscribe(subscription: Subscription) -> None:
     """Stop listening (the page closed)."""
     broker.unsubscribe(subscription)
+
+
+def publish_change(state: GameState) -> None:
+    """Tell every open page of a game its state after a change (a game's topic is its watch
+    code)."""
+    publish(state.watch_code, state)
 
 
 def publish(topic: str, state: GameState) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..games import GameState
+    from ..games.state import GameState
 
 QUEUE_SIZE = 8
 LATEST_KEPT = 4096

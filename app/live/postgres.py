@@ -21,7 +21,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
 if TYPE_CHECKING:
-    from ..games import GameState
+    from ..games.state import GameState
     from .memory import Broker
 
 CHANNEL = "crownkeeper_live"

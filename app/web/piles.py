@@ -14,16 +14,9 @@ from ..games import GameError, GameState, RoundState, parse_cards, save_round
 from ..rules.cards import CardError
 from ..rules.scoring import RoundError, SeatResult
 from ..rules.solitaire import SOLITAIRE_DECKS
+from .deps import Code, page_game, page_game_for_change, round_or_404
 from .forms import HandForm
-from .pages import (
-    Code,
-    _load_for_edit,
-    _load_or_404,
-    _round_or_404,
-    posted_fields,
-    redirect,
-    render,
-)
+from .rendering import posted_fields, redirect, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,7 +24,7 @@ router = APIRouter(include_in_schema=False)
 @router.get("/g/{code}/piles/{number}")
 def pile_page(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """One solitaire pile: tap its cards to see the best layout, or the card to discard."""
-    state = _load_or_404(session, code)
+    state = page_game(session, code)
     pile = _pile_or_404(state, number)
     form = _pile_form(pile, request.query_params)
     return _pile_response(request, state, pile, form)
@@ -40,9 +33,10 @@ def pile_page(request: Request, code: Code, number: int, session: SessionDep) ->
 @router.post("/g/{code}/piles/{number}")
 async def save_pile(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """Save a pile: closed, its cards (laid out by the solver) or its points."""
-    state = _load_for_edit(session, code)
-    pile = _pile_or_404(state, number)
     fields = await posted_fields(request)
+    game = page_game_for_change(session, code)
+    state = game.state()
+    pile = _pile_or_404(state, number)
     form = _pile_form(pile, fields)
     typed = fields.get("points", "").strip()
     try:
@@ -54,7 +48,7 @@ async def save_pile(request: Request, code: Code, number: int, session: SessionD
             result = SeatResult(points=int(typed))
         else:
             result = SeatResult(cards=parse_cards(form.cards))
-        save_round(session, code=code, number=number, results=[result])
+        save_round(session, game=game, number=number, results=[result])
     except (RoundError, CardError, GameError) as error:
         session.rollback()
         form.error = str(error)
@@ -65,7 +59,7 @@ async def save_pile(request: Request, code: Code, number: int, session: SessionD
 def _pile_or_404(state: GameState, number: int) -> RoundState:
     if not state.is_solitaire:
         raise HTTPException(404, "This game has no piles: it is not a solitaire game.")
-    return _round_or_404(state, number)
+    return round_or_404(state, number)
 
 
 def _pile_form(pile: RoundState, fields: Any) -> HandForm:

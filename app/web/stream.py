@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .. import live
 from ..games import GameNotFound, GameState, ReplacedLink, load_game
-from .pages import live_update, replaced_update
+from .rendering import live_update, replaced_update
 
 router = APIRouter(include_in_schema=False)
 

@@ -15,9 +15,9 @@ from ..games import (
     GameError,
     GameNotFound,
     GameState,
-    ReadOnlyLink,
     delete_game,
     load_game,
+    rematch_game,
     restore_game,
 )
 from ..ratelimit import RateLimited
@@ -29,18 +29,18 @@ from ..tables import (
     TableError,
     TableNotFound,
     TableState,
+    check_keeper_code,
     create_table,
     load_table,
     merge_people,
-    rematch,
     rename_person,
     start_game,
 )
 from .chart import running_totals, totals_chart
+from .deps import check_create_limit, check_rematch_limit, page_game_for_change
 from .forms import NewGameForm
-from .pages import home_context, posted_fields, redirect, remember, render, templates
-from .table_cookie import remember_table
-from .tables_api import check_rematch_limit
+from .remembered import home_context, remember, remember_table
+from .rendering import posted_fields, redirect, render, templates
 
 router = APIRouter(include_in_schema=False)
 Code = Annotated[str, Path()]
@@ -64,7 +64,7 @@ async def new_table(request: Request, session: SessionDep) -> Response:
     name = fields.get("table_name", "")
     headers: dict[str, str] = {}
     try:
-        request.app.state.create_limiter.check(request, "tables")
+        check_create_limit(request, "tables")
         state = create_table(session, name=name)
     except TableError as error:
         message, status = str(error), 422
@@ -105,7 +105,7 @@ async def table_new_game(request: Request, code: Code, session: SessionDep) -> R
         try:
             if form.problem:
                 raise GameError(form.problem)
-            request.app.state.create_limiter.check(request)
+            check_create_limit(request)
             game = start_game(
                 session,
                 table_code=code,
@@ -133,7 +133,7 @@ async def rename_or_merge(
     request: Request, code: Code, person_id: int, session: SessionDep
 ) -> Response:
     """Rename a person, or merge them into another (a misspelt name)."""
-    _table_for_edit(session, code)
+    check_keeper_code(session, code=code)
     fields = await posted_fields(request)
     try:
         if fields.get("into"):
@@ -181,15 +181,15 @@ def sheet(code: Code, session: SessionDep) -> Response:
 @router.post("/g/{code}/rematch")
 def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Start the rematch and go to it."""
-    _game_for_edit(session, code)
+    game = page_game_for_change(session, code)
     try:
-        check_rematch_limit(request, session, code)
+        check_rematch_limit(request, session, game)
     except RateLimited as error:
         response = render(request, "error.html", {"message": str(error)}, status_code=429)
         response.headers["Retry-After"] = str(error.retry_after)
         return response
     try:
-        new, _ = rematch(session, code=code)
+        new, _ = rematch_game(session, game=game)
     except GameError as error:
         return render(request, "error.html", {"message": str(error)}, status_code=409)
     response = redirect(request, request.url_for("game_page", code=new.code))
@@ -200,8 +200,7 @@ def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
 @router.post("/g/{code}/delete")
 def delete_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Delete the game (the form asked to confirm first); the next page offers Undo."""
-    _game_for_edit(session, code)
-    delete_game(session, code=code)
+    delete_game(session, game=page_game_for_change(session, code))
     return RedirectResponse(request.url_for("deleted_page", code=code), 303)
 
 
@@ -285,10 +284,3 @@ def _game_or_404(session: Session, code: str) -> GameState:
         return load_game(session, code=code)
     except GameNotFound as error:
         raise HTTPException(404, str(error)) from error
-
-
-def _game_for_edit(session: Session, code: str) -> GameState:
-    state = _game_or_404(session, code)
-    if not state.can_edit:
-        raise HTTPException(403, ReadOnlyLink.message)
-    return state

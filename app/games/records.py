@@ -1,0 +1,219 @@
+"""Recorded games brought in by an import: whole games checked round by round with the
+rules, written in bulk inside the caller's transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert
+from sqlmodel import Session
+
+from ..models import Game, GameRound, Seat, SeatScore
+from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, Decks
+from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder
+from ..rules.scoring import SeatResult, score_round
+from . import store
+from .seating import clean_names
+from .service import score_pile_result
+from .state import GameError, GameMode, GameState, PlayerState, RoundState
+from .store import new_code
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """A round as an export holds it: the plan, and each seat's result (None: not played).
+    first_player and players_in are worked out as the app would when a record lacks them."""
+
+    number: int
+    cards_dealt: int
+    wild_rank: int
+    dealer: int
+    results: Sequence[SeatResult | None] | None
+    kind: RoundKind = "round"
+    first_player: int | None = None
+    players_in: Sequence[int] | None = None
+
+
+def add_recorded_game(
+    session: Session,
+    *,
+    players: Sequence[str],
+    first_dealer: int,
+    rounds: Sequence[RoundRecord],
+    created_at: datetime,
+    finished_at: datetime | None,
+    mode: GameMode | None = None,
+    order: RoundOrder = "up",
+    seats: Sequence[PlayerState] | None = None,
+) -> GameState:
+    """Add a whole game from a record (an import) inside the caller's transaction, checking
+    every round with the rules; GameError or RoundError when the record cannot stand. One
+    player (or mode "solitaire") is a solitaire game; seats say who joined or left when."""
+    names = clean_names(players)
+    solitaire = mode == "solitaire" or (mode is None and len(names) == 1)
+    if solitaire and len(names) != 1:
+        raise GameError(f"Solitaire is for one player; the game has {len(names)} names.")
+    if not solitaire and len(names) < MIN_PLAYERS:
+        raise GameError(f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players.")
+    if order not in ROUND_ORDERS:
+        raise GameError(f"{order!r} is not an order of rounds: use up, down or shuffled.")
+    seat_count = len(names)
+    players_state = _recorded_seats(names, seats, round_count=len(rounds))
+    if not 0 <= first_dealer < seat_count:
+        raise GameError(f"The first dealer must be one of the {seat_count} seats.")
+    if not rounds or [r.number for r in rounds] != list(range(1, len(rounds) + 1)):
+        raise GameError("The rounds must be numbered 1, 2, 3… in order.")
+    kinds = [r.kind for r in rounds]
+    if "tiebreak" in kinds and (solitaire or "round" in kinds[kinds.index("tiebreak") :]):
+        raise GameError("A tie-break round comes only after the eleven rounds of a game.")
+    game = Game(
+        code=new_code(),
+        watch_code=new_code(),
+        first_dealer=first_dealer,
+        created_at=created_at,
+        finished_at=finished_at,
+        mode="solitaire" if solitaire else "game",
+        round_order="up" if solitaire else order,
+    )
+    session.add(game)
+    session.flush()
+    session.add_all(
+        Seat(
+            game_id=game.id,
+            position=p,
+            name=player.name,
+            start_points=player.start_points,
+            joined_round=player.joined_round,
+            left_round=player.left_round,
+        )
+        for p, player in enumerate(players_state)
+    )
+    played_all = True
+    plans: list[dict[str, Any]] = []
+    scored: dict[
+        int, tuple[Sequence[SeatResult | None], list[int | None], int | None, str | None]
+    ] = {}
+    for record in rounds:
+        round_name = f"{'pile' if solitaire else 'round'} {record.number}"
+        if record.wild_rank not in RANK_CODES or not 0 <= record.dealer < seat_count:
+            raise GameError(f"Round {record.number} has an unknown wild rank or dealer.")
+        if not 1 <= record.cards_dealt <= 20:
+            raise GameError(f"Round {record.number} deals an impossible number of cards.")
+        players_in = _recorded_players_in(record, players_state)
+        first_player = record.first_player
+        if first_player is None:
+            clockwise = [*range(record.dealer + 1, seat_count), *range(record.dealer + 1)]
+            first_player = next((s for s in clockwise if s in players_in), record.dealer)
+        if not 0 <= first_player < seat_count:
+            raise GameError(f"Round {record.number} starts with a seat the game does not have.")
+        plans.append(
+            {
+                "game_id": game.id,
+                "number": record.number,
+                "cards_dealt": record.cards_dealt,
+                "wild_rank": record.wild_rank,
+                "dealer": record.dealer,
+                "first_player": first_player,
+                "kind": record.kind,
+                "players_in": store.seat_list(players_in),
+            }
+        )
+        if record.results is None:
+            played_all = False
+            continue
+        # Solitaire piles are saved in any order; a game's rounds one after another.
+        if not played_all and not solitaire:
+            raise GameError(f"Round {record.number} is saved after a round that was not played.")
+        layout = None
+        if solitaire:
+            pile = RoundState(
+                number=record.number,
+                cards_dealt=record.cards_dealt,
+                wild_rank=record.wild_rank,
+                dealer=0,
+                first_player=0,
+                entries=None,
+            )
+            scores, went_out, pile_layout = score_pile_result(record.results, pile, round_name)
+            layout = None if pile_layout is None else json.dumps(pile_layout)
+        else:
+            outcome = score_round(
+                record.results,
+                seat_names=names,
+                cards_dealt=record.cards_dealt,
+                wild_rank=record.wild_rank,
+                decks=Decks.for_players(len(players_in)),
+                players_in=players_in,
+                round_name=round_name,
+            )
+            scores, went_out = outcome.scores, outcome.went_out
+        scored[record.number] = (record.results, scores, went_out, layout)
+    # Many games at once (a whole table's history): rows go in as plain inserts.
+    round_ids = dict(
+        session.execute(insert(GameRound).returning(GameRound.number, GameRound.id), plans).all()
+    )
+    score_rows = [
+        {
+            "round_id": round_ids[number],
+            "position": position,
+            "points": points,
+            "went_out": position == went_out,
+            "cards": None if result.cards is None else ",".join(c.code for c in result.cards),
+            "layout": layout,
+            "saved_at": finished_at or created_at,
+        }
+        for number, (results, scores, went_out, layout) in scored.items()
+        for position, (result, points) in enumerate(zip(results, scores, strict=True))
+        if result is not None and points is not None
+    ]
+    if score_rows:
+        session.execute(insert(SeatScore), score_rows)
+    if played_all and game.finished_at is None:
+        game.finished_at = created_at
+    session.flush()
+    return store.read(session, code=game.code, for_edit=False).state()
+
+
+def _recorded_seats(
+    names: Sequence[str], seats: Sequence[PlayerState] | None, *, round_count: int
+) -> list[PlayerState]:
+    """The seats of a recorded game: its names, with when each player came and went."""
+    if seats is None:
+        return [PlayerState(name=name) for name in names]
+    if len(seats) != len(names):
+        raise GameError(f"The game has {len(names)} players but {len(seats)} seats.")
+    kept = []
+    for name, seat in zip(names, seats, strict=True):
+        for when in (seat.joined_round, seat.left_round):
+            if when is not None and not 1 <= when <= round_count + 1:
+                raise GameError(f"{name} joins or leaves at a round the game does not have.")
+        if not 0 <= seat.start_points <= 9999:
+            raise GameError(f"{name} starts with {seat.start_points} points: at most 9999.")
+        kept.append(replace(seat, name=name))
+    return kept
+
+
+def _recorded_players_in(record: RoundRecord, seats: Sequence[PlayerState]) -> tuple[int, ...]:
+    """The seats in a recorded round: as recorded, else those with a result, else those at
+    the table for that round."""
+    if record.players_in is not None:
+        players_in = tuple(sorted(set(record.players_in)))
+        if not players_in or not all(0 <= s < len(seats) for s in players_in):
+            raise GameError(f"Round {record.number} is played by seats the game does not have.")
+        return players_in
+    if record.results is not None:
+        return tuple(
+            s
+            for s in range(len(seats))
+            if s < len(record.results) and record.results[s] is not None
+        )
+    return tuple(
+        s
+        for s, seat in enumerate(seats)
+        if (seat.joined_round is None or seat.joined_round <= record.number)
+        and (seat.left_round is None or seat.left_round > record.number)
+    )

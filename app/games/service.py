@@ -1,0 +1,339 @@
+"""The game operations: open a game (one read, under the write lock for a change), let the
+rules decide, write, and tell the listeners and open pages. Nothing else joins the rules and
+storage of a game; who sits where is in seating.py, recorded games in records.py."""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import insert, update
+from sqlmodel import Session, col, select
+
+from ..db import begin_write
+from ..models import Game, ReplacedCode, Seat, SeatScore
+from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS
+from ..rules.schedule import ROUND_ORDERS, RoundOrder, plan_rounds, plan_tiebreak, solitaire_piles
+from ..rules.scoring import RoundError, SeatResult, score_round
+from ..rules.solitaire import PileError, score_pile
+from . import changes, store
+from .seating import clean_names
+from .state import (
+    RESTORE_DAYS,
+    GameChange,
+    GameError,
+    GameMode,
+    GameNotFound,
+    GameState,
+    RoundState,
+    StaleVersion,
+)
+from .store import OpenGame, new_code
+
+
+def load_game(session: Session, *, code: str) -> GameState:
+    """The game whose scorekeeper or watch code this is, or GameNotFound."""
+    return store.read(session, code=code, for_edit=False).view()
+
+
+def load_for_live_pages(session: Session, *, watch_code: str) -> GameState:
+    """The whole state of the game with this watch code, scorekeeper code included, for the
+    live relay to hand to this process's open pages (each stream shows only its own view)."""
+    return store.read(session, code=watch_code, for_edit=False).state()
+
+
+def create_game(
+    session: Session,
+    *,
+    players: Sequence[str],
+    first_dealer: int = 0,
+    order: RoundOrder = "up",
+    mode: GameMode | None = None,
+) -> GameState:
+    """Start a game with players in clockwise order; first_dealer is a seat index. One
+    player plays solitaire: eleven piles of 3 to 13 cards (mode, when given, must agree)."""
+    begin_write(session)
+    opened = _new_game(session, players=players, first_dealer=first_dealer, order=order, mode=mode)
+    return changes.commit(session, opened, None)
+
+
+def _new_game(
+    session: Session,
+    *,
+    players: Sequence[str],
+    first_dealer: int,
+    order: RoundOrder,
+    mode: GameMode | None,
+    rematch_of: int | None = None,
+) -> OpenGame:
+    """The rows of a new game, added to the transaction under way."""
+    names = clean_names(players)
+    if mode == "game" and len(names) < MIN_PLAYERS:
+        raise GameError(
+            f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players; for one player, "
+            "choose Solitaire."
+        )
+    if mode == "solitaire" and len(names) != 1:
+        raise GameError(f"Solitaire is for one player; you entered {len(names)} names.")
+    if not 0 <= first_dealer < len(names):
+        raise GameError(f"The first dealer must be one of the {len(names)} seats.")
+    if order not in ROUND_ORDERS:
+        raise GameError(f"{order!r} is not an order of rounds: use up, down or shuffled.")
+    solitaire = len(names) == 1
+    if solitaire:
+        plans = solitaire_piles()
+    else:
+        # A shuffled order is drawn once, now, and stored with the rounds.
+        shuffle = random.Random(secrets.randbits(64))
+        plans = plan_rounds(
+            seat_count=len(names), first_dealer=first_dealer, order=order, rng=shuffle
+        )
+    game = Game(
+        code=new_code(),
+        watch_code=new_code(),
+        first_dealer=first_dealer,
+        mode="solitaire" if solitaire else "game",
+        round_order="up" if solitaire else order,
+        rematch_of=rematch_of,
+        # The first change (changes.commit) makes it version 1, as a game has always started.
+        version=0,
+    )
+    session.add(game)
+    session.flush()
+    assert game.id is not None
+    seats = [Seat(game_id=game.id, position=p, name=n) for p, n in enumerate(names)]
+    rounds = [store.round_row(game.id, plan) for plan in plans]
+    session.add_all(seats)
+    session.add_all(rounds)
+    return OpenGame(game=game, seats=seats, rounds=rounds, asked_with=game.code)
+
+
+def replace_keeper_code(
+    session: Session, *, code: str | None = None, game: OpenGame | None = None
+) -> GameState:
+    """Give the game a new scorekeeper code; the old one stops working at once."""
+    opened = changes.opened(session, code, game)
+    before = opened.state()
+    session.add(ReplacedCode(code_hash=store.code_hash(opened.game.code), game_id=opened.id))
+    opened.game.code = new_code()
+    return changes.commit(session, opened, before)
+
+
+def save_round(
+    session: Session,
+    *,
+    code: str | None = None,
+    game: OpenGame | None = None,
+    number: int,
+    results: Sequence[SeatResult | None],
+    version: int | None = None,
+) -> GameState:
+    """Save or correct round number; RoundError or GameError when it cannot stand."""
+    opened = changes.opened(session, code, game)
+    state = opened.state()
+    if version is not None and version != state.version:
+        raise StaleVersion(
+            "Someone else changed this game a moment ago. Check the sheet, then save again.",
+            current=state,
+        )
+    round_state = state.round(number)
+    if round_state.entries is None:
+        if state.finished:
+            raise GameError("This game is over: no new round can be saved. Corrections still can.")
+        waiting = state.next_round
+        if waiting is None:
+            raise GameError("The eleven rounds are over: a tie-break round is being played.")
+        if not state.is_solitaire and waiting.number != number:
+            raise GameError(f"Save round {waiting.number} first: rounds are saved in order.")
+    round_name = state.round_name(round_state)
+    layouts: list[dict[str, Any] | None] = [None] * len(state.players)
+    if state.is_solitaire:
+        scores, went_out, layouts[0] = score_pile_result(results, round_state, round_name)
+    else:
+        outcome = score_round(
+            results,
+            seat_names=state.players,
+            cards_dealt=round_state.cards_dealt,
+            wild_rank=round_state.wild_rank,
+            decks=round_state.decks,
+            players_in=round_state.players_in,
+            round_name=round_name,
+        )
+        scores, went_out = outcome.scores, outcome.went_out
+    round_id = opened.rounds[number - 1].id
+    assert round_id is not None
+    now = datetime.now(UTC)
+    if opened.scores.get(round_id):
+        # A correction: the old results stay, marked replaced.
+        session.execute(
+            update(SeatScore)
+            .where(col(SeatScore.round_id) == round_id, col(SeatScore.replaced_at).is_(None))
+            .values(replaced_at=now)
+            .execution_options(synchronize_session=False)
+        )
+    saved = []
+    for position, (result, points) in enumerate(zip(results, scores, strict=True)):
+        if result is None or points is None:
+            continue
+        kept_cards = None
+        if result.points is None and not result.went_out:
+            kept_cards = ",".join(card.code for card in result.cards or ())
+        saved.append(
+            SeatScore(
+                round_id=round_id,
+                position=position,
+                points=points,
+                went_out=position == went_out,
+                cards=kept_cards,
+                layout=None if layouts[position] is None else json.dumps(layouts[position]),
+                saved_at=now,
+            )
+        )
+    # One statement for every seat; the rows are kept as written, for the answer.
+    session.execute(insert(SeatScore), [score.model_dump(exclude={"id"}) for score in saved])
+    opened.scores[round_id] = saved
+    if opened.game.finished_at is None and opened.state().next_round is None:
+        opened.game.finished_at = now
+    return changes.commit(session, opened, state)
+
+
+def score_pile_result(
+    results: Sequence[SeatResult | None], pile: RoundState, pile_name: str
+) -> tuple[list[int | None], int | None, dict[str, Any] | None]:
+    """A solitaire pile's points, whether it closed, and its layout when cards were given."""
+    if len(results) != 1 or results[0] is None:
+        raise RoundError(table_errors=["Solitaire has one player: give one result for the pile."])
+    result = results[0]
+    try:
+        scored = score_pile(
+            cards_dealt=pile.cards_dealt,
+            wild_rank=pile.wild_rank,
+            closed=result.went_out,
+            cards=result.cards,
+            points=result.points,
+            pile_name=pile_name,
+        )
+    except (PileError, ValueError) as error:
+        raise RoundError(seat_errors={0: str(error)}) from error
+    layout = None
+    if scored.solution is not None:
+        layout = {"groups": [g.to_dict() for g in scored.solution.groups]}
+        layout["leftover"] = list(scored.solution.leftover)
+    return [scored.points], 0 if scored.points == 0 else None, layout
+
+
+def add_tiebreak(
+    session: Session, *, code: str | None = None, game: OpenGame | None = None
+) -> GameState:
+    """Deal a 6-card round to the players sharing the lowest total; GameError otherwise."""
+    opened = changes.opened(session, code, game)
+    state = opened.state()
+    if state.is_solitaire:
+        raise GameError("Solitaire has no tie-break: there is only one player.")
+    if not state.finished:
+        raise GameError("A tie-break round comes after the game is over.")
+    if not state.can_tiebreak:
+        raise GameError("There is no tie for the lowest total: the game has one winner.")
+    last_played = max((r for r in state.rounds if r.entries is not None), key=lambda r: r.number)
+    plan = plan_tiebreak(
+        number=len(state.rounds) + 1,
+        tied=state.winners,
+        last_dealer=last_played.dealer,
+        dealing_seats=state.still_in,
+        seat_count=len(state.players),
+    )
+    db_round = store.round_row(opened.id, plan)
+    session.add(db_round)
+    opened.rounds.append(db_round)
+    opened.game.finished_at = None
+    return changes.commit(session, opened, state)
+
+
+def finish_game(
+    session: Session, *, code: str | None = None, game: OpenGame | None = None
+) -> GameState:
+    """End the game now (the shorter-game house rule); the lowest total wins."""
+    opened = changes.opened(session, code, game)
+    state = opened.state()
+    if state.finished:
+        session.rollback()
+        return state
+    if not state.rounds_saved:
+        raise GameError("Save at least one round before ending the game: nobody has won yet.")
+    # Ending during a tie-break means the tied players share the win after all: the
+    # unplayed tie-break round goes, so it is not offered twice.
+    for db_round in [r for r in opened.rounds if r.kind == "tiebreak"]:
+        if not opened.scores.get(db_round.id or 0):
+            session.delete(db_round)
+            opened.rounds.remove(db_round)
+    opened.game.finished_at = datetime.now(UTC)
+    return changes.commit(session, opened, state)
+
+
+def rematch_game(
+    session: Session, *, code: str | None = None, game: OpenGame | None = None
+) -> tuple[GameState, bool]:
+    """The next game of a finished one: the same players in the same seats, the deal starting
+    one seat further on. Pages watching the old game are told. True when it is new (a second
+    ask gets the rematch already started)."""
+    opened = changes.opened(session, code, game)
+    old = opened.state()
+    if not old.finished:
+        raise GameError("Finish this game before starting a rematch.")
+    if opened.rematch is not None:
+        existing = store.read(session, code=opened.rematch[0], for_edit=False).state()
+        session.rollback()
+        return existing, False
+    new = _new_game(
+        session,
+        players=old.players,
+        first_dealer=(old.first_dealer + 1) % len(old.players),
+        order=old.order,
+        mode=old.mode,
+        rematch_of=old.game_id,
+    )
+    new.game.version += 1
+    session.flush()
+    new_state = new.state()
+    changes.tell(session, GameChange(before=None, after=new_state, rematch_of=old.game_id))
+    opened.rematch = (new.game.code, new.game.watch_code)
+    changes.commit(session, opened, old)
+    return new_state, True
+
+
+def delete_game(
+    session: Session, *, code: str | None = None, game: OpenGame | None = None
+) -> GameState:
+    """Put the game away: it leaves every list and stat, and can be restored for a while."""
+    opened = changes.opened(session, code, game)
+    before = opened.state()
+    opened.game.deleted_at = datetime.now(UTC)
+    return changes.commit(session, opened, before)
+
+
+def restore_game(
+    session: Session, *, code: str | None = None, game: OpenGame | None = None
+) -> GameState:
+    """Bring back a deleted game, within RESTORE_DAYS of deleting it."""
+    opened = changes.opened(session, code, game, include_deleted=True)
+    before = opened.state()
+    deleted_at = opened.game.deleted_at
+    if deleted_at is None:
+        session.rollback()
+        return before
+    deleted_at = deleted_at.replace(tzinfo=deleted_at.tzinfo or UTC)
+    if datetime.now(UTC) - deleted_at > timedelta(days=RESTORE_DAYS):
+        raise GameNotFound(
+            f"This game was deleted more than {RESTORE_DAYS} days ago and cannot come back."
+        )
+    opened.game.deleted_at = None
+    return changes.commit(session, opened, before)
+
+
+def uids_of(session: Session, *, game_ids: Sequence[int]) -> set[str]:
+    """The stable ids of these games."""
+    return set(session.exec(select(Game.uid).where(col(Game.id).in_(game_ids))).all())

@@ -1,0 +1,361 @@
+"""The tables service: a group of people who play together, their games and their stats.
+
+It keeps its own records (people, which game each played, each game's result for each of
+them), kept in step with every change to a game by sums.record_change, so a table's stats
+are sums over small rows. It reaches games only through the games service's functions."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from sqlmodel import Session, col, delete, func, or_, select
+
+from .. import games
+from ..db import begin_write
+from ..games import GameMode, GameState
+from ..models import PairSums, Person, PersonGame, PersonSums, PlayTable, TableGame
+from ..rules.schedule import RoundOrder
+from ..rules.stats import HeadToHead, PersonStats, PersonTotals, stats_from_totals
+from .state import (
+    TABLE_NAME_LENGTH,
+    NoSuchPerson,
+    PersonView,
+    ReadOnlyTable,
+    SeatView,
+    TableError,
+    TableGameView,
+    TableNotFound,
+    TableState,
+    TableSummary,
+)
+from .sums import SUM_FIELDS, link_game, people_for, sum_table
+
+
+def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
+    """The tables with these codes (either kind), in the order asked; unknown codes skipped."""
+    found = session.exec(
+        select(PlayTable).where(
+            or_(col(PlayTable.code).in_(codes), col(PlayTable.watch_code).in_(codes))
+        )
+    ).all()
+    by_code = {t.code: t for t in found} | {t.watch_code: t for t in found}
+    summaries = []
+    for code in codes:
+        table = by_code.get(code)
+        if table is None:
+            continue
+        count = session.exec(
+            select(func.count())
+            .select_from(TableGame)
+            .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+        ).one()
+        summaries.append(
+            TableSummary(code=code, name=table.name, can_edit=code == table.code, game_count=count)
+        )
+    return summaries
+
+
+def clean_table_name(name: str) -> str:
+    """The table's name, trimmed; TableError when empty or too long."""
+    cleaned = " ".join(str(name).split())
+    if not cleaned:
+        raise TableError("Give the table a name, such as your family's.")
+    if len(cleaned) > TABLE_NAME_LENGTH:
+        raise TableError(f"Table names have at most {TABLE_NAME_LENGTH} letters.")
+    return cleaned
+
+
+def create_table(session: Session, *, name: str) -> TableState:
+    """Start a table with no people and no games yet."""
+    table = PlayTable(
+        code=games.new_code(), watch_code=games.new_code(), name=clean_table_name(name)
+    )
+    begin_write(session)
+    session.add(table)
+    session.commit()
+    return load_table(session, code=table.code)
+
+
+def load_table(session: Session, *, code: str, games_limit: int | None = None) -> TableState:
+    """The table whose scorekeeper or watch code this is, or TableNotFound; its games
+    newest first (only the newest games_limit when given)."""
+    table = _find(session, code, for_edit=False)
+    state = _state(session, table, games_limit=games_limit)
+    return state if code == table.code else state.for_watchers()
+
+
+def is_keeper_code(session: Session, *, code: str) -> bool:
+    """True for a table's scorekeeper code, False for its watch code; TableNotFound else."""
+    table = _find(session, code, for_edit=False)
+    session.rollback()
+    return code == table.code
+
+
+def check_keeper_code(session: Session, *, code: str) -> None:
+    """TableNotFound or ReadOnlyTable unless code is a table's scorekeeper code."""
+    _find(session, code)
+    session.rollback()
+
+
+def start_game(
+    session: Session,
+    *,
+    table_code: str,
+    players: Sequence[str],
+    first_dealer: int = 0,
+    order: RoundOrder = "up",
+    mode: GameMode | None = None,
+) -> GameState:
+    """Start a game at the table: names that match a person (ignoring case) are that person,
+    new names become new people of the table."""
+    table = _find(session, table_code)
+    table_id = table.id
+    session.rollback()
+    state = games.create_game(
+        session, players=players, first_dealer=first_dealer, order=order, mode=mode
+    )
+    begin_write(session)
+    link_game(session, table_id or 0, state, people_for(session, table_id or 0, state.players))
+    session.commit()
+    return state
+
+
+def rename_person(session: Session, *, table_code: str, person_id: int, name: str) -> TableState:
+    """Give a person a new name; their games and stats stay theirs."""
+    begin_write(session)
+    table = _find(session, table_code)
+    person = _person(session, table, person_id)
+    if not name.strip():
+        raise TableError("A person needs a name.")
+    (cleaned,) = games.clean_names([name])
+    people = session.exec(select(Person).where(Person.table_id == table.id)).all()
+    clash = next((p for p in people if p.name.casefold() == cleaned.casefold()), None)
+    if clash is not None and clash.id != person.id:
+        raise TableError(f"{clash.name} is already at this table: merge the two instead.")
+    person.name = cleaned
+    session.add(person)
+    session.commit()
+    return load_table(session, code=table_code)
+
+
+def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: int) -> TableState:
+    """Make two people one (a misspelt name): merge_id's games and stats become keep_id's."""
+    begin_write(session)
+    table = _find(session, table_code)
+    keep = _person(session, table, keep_id)
+    merged = _person(session, table, merge_id)
+    if keep.id == merged.id:
+        raise TableError("Choose two different people to merge.")
+    keep_games = set(
+        session.exec(select(PersonGame.game_id).where(PersonGame.person_id == keep.id)).all()
+    )
+    merged_rows = session.exec(select(PersonGame).where(PersonGame.person_id == merged.id)).all()
+    if any(row.game_id in keep_games for row in merged_rows):
+        raise TableError(
+            f"{keep.name} and {merged.name} played in the same game, so they are two people."
+        )
+    for row in merged_rows:
+        row.person_id = keep.id or 0
+        session.add(row)
+    # Their sums go with them; the table's are summed again with their games as keep's.
+    session.execute(delete(PersonSums).where(col(PersonSums.person_id) == merged.id))
+    session.execute(
+        delete(PairSums).where(
+            or_(col(PairSums.person_id) == merged.id, col(PairSums.other_id) == merged.id)
+        )
+    )
+    session.delete(merged)
+    session.flush()
+    sum_table(session, table.id or 0)
+    session.commit()
+    return load_table(session, code=table_code)
+
+
+def add_recorded_game(
+    session: Session, *, table_code: str, state: GameState, source_id: str
+) -> None:
+    """Put a game just recorded (an import, inside the caller's transaction) at the table;
+    call refresh_stats once every game is in."""
+    table = _find(session, table_code)
+    link_game(
+        session,
+        table.id or 0,
+        state,
+        people_for(session, table.id or 0, state.players),
+        source_id=source_id,
+        refresh=False,
+    )
+
+
+def refresh_stats(session: Session, *, table_code: str) -> None:
+    """Sum everyone's stats again (after recording many games at once)."""
+    sum_table(session, _find(session, table_code).id or 0)
+
+
+def known_sources(session: Session, *, table_code: str) -> set[str]:
+    """Stable ids of games already at the table: its own games' ids and those imported."""
+    table = _find(session, table_code, for_edit=False)
+    rows = session.exec(
+        select(TableGame.game_id, TableGame.source_id).where(TableGame.table_id == table.id)
+    ).all()
+    known = {source for _, source in rows if source}
+    known.update(games.uids_of(session, game_ids=[game_id for game_id, _ in rows]))
+    return known
+
+
+def game_codes(session: Session, *, table_code: str) -> list[str]:
+    """Scorekeeper codes of the table's games (not deleted), oldest first, for an export."""
+    table = _find(session, table_code, for_edit=False)
+    return list(
+        session.exec(
+            select(TableGame.code)
+            .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+            .order_by(col(TableGame.created_at), col(TableGame.id))
+        ).all()
+    )
+
+
+def _find(session: Session, code: str, *, for_edit: bool = True) -> PlayTable:
+    table = session.exec(
+        select(PlayTable).where(or_(PlayTable.code == code, PlayTable.watch_code == code))
+    ).first()
+    if table is None:
+        raise TableNotFound("No table has this code. Check the link, or start a new table.")
+    if for_edit and code != table.code:
+        raise ReadOnlyTable(ReadOnlyTable.message)
+    return table
+
+
+def _person(session: Session, table: PlayTable, person_id: int) -> Person:
+    person = session.get(Person, person_id)
+    if person is None or person.table_id != table.id:
+        raise NoSuchPerson(f"Person {person_id} is not at this table.")
+    return person
+
+
+def _state(session: Session, table: PlayTable, *, games_limit: int | None = None) -> TableState:
+    names = dict(
+        session.exec(
+            select(Person.id, Person.name)
+            .where(Person.table_id == table.id)
+            .order_by(col(Person.id))
+        ).all()
+    )
+    game_views = _games(session, table.id or 0, names, games_limit)
+    game_count = session.exec(
+        select(func.count())
+        .select_from(TableGame)
+        .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+    ).one()
+    stats = _stats(session, table.id or 0)
+    versus = _versus(session, table.id or 0)
+    return TableState(
+        code=table.code,
+        watch_code=table.watch_code,
+        can_edit=True,
+        name=table.name,
+        people=tuple(
+            PersonView(
+                id=person_id,
+                name=names[person_id],
+                stats=stats.get(person_id, PersonStats()),
+                versus=versus.get(person_id, {}),
+            )
+            for person_id in _most_recent_first(session, table.id or 0, names, game_views)
+        ),
+        games=tuple(game_views),
+        game_count=game_count,
+    )
+
+
+def _games(
+    session: Session, table_id: int, names: dict[int, str], limit: int | None
+) -> list[TableGameView]:
+    """The table's games, newest first, each with its seats (the newest `limit` only)."""
+    query = (
+        select(
+            TableGame.game_id,
+            TableGame.code,
+            TableGame.watch_code,
+            TableGame.created_at,
+            TableGame.finished,
+            TableGame.rounds_saved,
+            TableGame.round_count,
+        )
+        .where(TableGame.table_id == table_id, col(TableGame.deleted).is_(False))
+        .order_by(col(TableGame.created_at).desc(), col(TableGame.id).desc())
+    )
+    listed = session.exec(query if limit is None else query.limit(limit)).all()
+    seated = select(
+        PersonGame.game_id, PersonGame.person_id, PersonGame.total, PersonGame.won
+    ).where(PersonGame.table_id == table_id)
+    if limit is not None:
+        seated = seated.where(col(PersonGame.game_id).in_([row[0] for row in listed]))
+    seats: dict[int, list[SeatView]] = defaultdict(list)
+    for game_id, person_id, total, won in session.exec(
+        seated.order_by(col(PersonGame.game_id), col(PersonGame.position))
+    ).all():
+        seats[game_id].append(
+            SeatView(person_id=person_id, name=names.get(person_id, "?"), total=total, won=won)
+        )
+    return [
+        TableGameView(
+            code=code,
+            watch_code=watch_code,
+            created_at=created_at,
+            finished=finished,
+            rounds_saved=saved,
+            round_count=count,
+            seats=tuple(seats[game_id]),
+        )
+        for game_id, code, watch_code, created_at, finished, saved, count in listed
+    ]
+
+
+def _stats(session: Session, table_id: int) -> dict[int, PersonStats]:
+    rows = session.exec(
+        select(PersonSums).where(PersonSums.table_id == table_id).order_by(PersonSums.person_id)
+    ).all()
+    return {
+        row.person_id: stats_from_totals(PersonTotals(**{f: getattr(row, f) for f in SUM_FIELDS}))
+        for row in rows
+    }
+
+
+def _versus(session: Session, table_id: int) -> dict[int, dict[int, HeadToHead]]:
+    rows = session.exec(
+        select(
+            PairSums.person_id, PairSums.other_id, PairSums.games, PairSums.lower, PairSums.higher
+        )
+        .where(PairSums.table_id == table_id)
+        .order_by(col(PairSums.person_id), col(PairSums.other_id))
+    ).all()
+    versus: dict[int, dict[int, HeadToHead]] = defaultdict(dict)
+    for person_id, other_id, together, lower, higher in rows:
+        versus[person_id][other_id] = HeadToHead(games=together, lower=lower, higher=higher)
+    return versus
+
+
+def _most_recent_first(
+    session: Session, table_id: int, names: dict[int, str], listed: Sequence[TableGameView]
+) -> list[int]:
+    """People by their last game, newest first (in seat order within a game); people who
+    never played last."""
+    last_game = dict(
+        session.exec(
+            select(PersonGame.person_id, func.max(TableGame.id))
+            .join(TableGame, col(TableGame.game_id) == col(PersonGame.game_id))
+            .where(PersonGame.table_id == table_id, col(TableGame.deleted).is_(False))
+            .group_by(col(PersonGame.person_id))
+            .order_by(col(PersonGame.person_id))
+        ).all()
+    )
+    seat_in_recent: dict[int, int] = {}
+    for game in listed:
+        for position, seat in enumerate(game.seats):
+            seat_in_recent.setdefault(seat.person_id, position)
+    return sorted(
+        names,
+        key=lambda pid: (-(last_game.get(pid) or 0), seat_in_recent.get(pid, 0), pid),
+    )

@@ -1,0 +1,101 @@
+"""What a table is, as the pages and the API see it: its people with their stats, its games,
+and the errors the tables service raises. Nothing here touches the database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import NamedTuple
+
+from ..rules.stats import HeadToHead, PersonStats
+
+TABLE_NAME_LENGTH = 60
+
+
+class TableNotFound(LookupError):
+    """No table has that code."""
+
+
+class TableError(ValueError):
+    """A change the table cannot take; the message says why."""
+
+
+class ReadOnlyTable(TableError):
+    """A change asked for with the table's watch code."""
+
+    message = (
+        "This is the table's watch link: it shows the games and stats but cannot change "
+        "anything. Ask whoever keeps the table's scorekeeper link."
+    )
+
+
+class NoSuchPerson(TableError):
+    """A person id that is not one of the table's people."""
+
+
+@dataclass(frozen=True)
+class PersonView:
+    """Someone at the table, with their stats and their record against each other person."""
+
+    id: int
+    name: str
+    stats: PersonStats
+    versus: dict[int, HeadToHead]
+
+
+class SeatView(NamedTuple):
+    """A seat of a table game: who sat there and their total so far (a tuple: a table's
+    list can hold thousands)."""
+
+    person_id: int
+    name: str
+    total: int
+    won: bool
+
+
+class TableGameView(NamedTuple):
+    """A game in the table's list."""
+
+    code: str
+    watch_code: str
+    created_at: datetime
+    finished: bool
+    rounds_saved: int
+    round_count: int
+    seats: tuple[SeatView, ...]
+
+    @property
+    def winners(self) -> list[str]:
+        return [seat.name for seat in self.seats if seat.won] if self.finished else []
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Everything a page or the API shows about a table."""
+
+    code: str
+    watch_code: str
+    can_edit: bool
+    name: str
+    people: tuple[PersonView, ...]
+    games: tuple[TableGameView, ...]
+    game_count: int = 0
+
+    def for_watchers(self) -> TableState:
+        """The table as its watch link shows it: no scorekeeper code anywhere."""
+        return replace(
+            self,
+            code=self.watch_code,
+            can_edit=False,
+            games=tuple(game._replace(code=game.watch_code) for game in self.games),
+        )
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    """A table as a list of tables shows it."""
+
+    code: str
+    name: str
+    can_edit: bool
+    game_count: int

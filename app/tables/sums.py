@@ -1,0 +1,305 @@
+"""A table's copy of its games, kept in step with every change to them: which person sat in
+each seat and their result, and each person's and pair's sums. A change to a game updates
+its rows by seat and the sums of its people by SQL arithmetic, never by reading them back,
+so a table's stats are sums over small rows, never a replay of every game."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
+from sqlalchemy import and_, bindparam, case, not_, true, update
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col, delete, func, select
+
+from ..db import upsert_from_select
+from ..games import GameChange, GameState
+from ..models import PairSums, Person, PersonGame, PersonSums, Seat, TableGame
+from ..rules.stats import PersonTotals, game_outcomes
+
+SUM_FIELDS = [f.name for f in fields(PersonTotals)]
+
+
+def record_change(session: Session, change: GameChange) -> None:
+    """Bring the table's copy of a game up to date with a change (called inside it)."""
+    after = change.after
+    if change.rematch_of is not None:
+        _link_rematch(session, after, change.rematch_of)
+        return
+    table_id = session.execute(
+        update(TableGame)
+        .where(col(TableGame.game_id) == after.game_id)
+        .values(**_listing(after))
+        .returning(TableGame.table_id)
+    ).scalar()
+    if table_id is None:
+        return  # not a table's game
+    if change.joined_seat is not None:
+        _seat_joined(session, table_id, after, change.joined_seat)
+    results = _results(after)
+    table = PersonGame.__table__
+    session.connection().execute(
+        update(table)  # type: ignore[arg-type]
+        .where(
+            table.c.game_id == bindparam("b_game_id"), table.c.position == bindparam("b_position")
+        )
+        .values({name: bindparam(f"b_{name}") for name in results[0] if name != "position"}),
+        [{"b_game_id": after.game_id, **{f"b_{k}": v for k, v in row.items()}} for row in results],
+    )
+    if change.counted_before or change.counted_after:
+        sum_game(session, after.game_id)
+
+
+def link_game(
+    session: Session,
+    table_id: int,
+    state: GameState,
+    person_ids: Sequence[int],
+    *,
+    source_id: str | None = None,
+    refresh: bool = True,
+) -> None:
+    """Put a game at the table, the person in each seat with their result so far."""
+    session.add(
+        TableGame(
+            table_id=table_id,
+            game_id=state.game_id,
+            source_id=source_id,
+            created_at=state.created_at,
+            **_listing(state),
+        )
+    )
+    session.add_all(
+        PersonGame(table_id=table_id, game_id=state.game_id, person_id=person, **result)
+        for person, result in zip(person_ids, _results(state), strict=True)
+    )
+    session.flush()
+    if refresh and state.finished and not state.deleted:
+        sum_game(session, state.game_id)
+
+
+def people_for(session: Session, table_id: int, names: Sequence[str]) -> list[int]:
+    """The person for each name, ignoring case; new names become new people."""
+    people = session.exec(
+        select(Person).where(Person.table_id == table_id).order_by(col(Person.id))
+    ).all()
+    known = {person.name.casefold(): person for person in people}
+    ids = []
+    for name in names:
+        person = known.get(name.casefold())
+        if person is None:
+            person = known[name.casefold()] = Person(table_id=table_id, name=name)
+            session.add(person)
+            session.flush()
+        ids.append(person.id or 0)
+    return ids
+
+
+def _listing(state: GameState) -> dict[str, Any]:
+    """What the table's list of games shows of a game."""
+    return {
+        "code": state.code,
+        "watch_code": state.watch_code,
+        "finished": state.finished,
+        "deleted": state.deleted,
+        # Tie-breaks are not among the rounds a game has: one won in a tie-break is not
+        # "ended early".
+        "rounds_saved": state.rounds_saved,
+        "round_count": len(state.main_rounds),
+    }
+
+
+def _results(state: GameState) -> list[dict[str, Any]]:
+    """Each seat's result, as its person's row of the game holds it."""
+    # Tie-break rounds only pick the winner (state.winners); totals and round counts come
+    # from the eleven rounds.
+    outcomes = game_outcomes(
+        [r.scores for r in state.main_rounds],
+        [r.went_out for r in state.main_rounds],
+        seat_count=len(state.players),
+        winners=state.winners,
+        start_points=[seat.start_points for seat in state.seats],
+    )
+    counted = state.finished and not state.deleted
+    return [
+        {
+            "position": position,
+            "counted": counted,
+            "solitaire": state.is_solitaire,
+            "total": outcome.total,
+            "rounds": outcome.rounds,
+            "went_out": outcome.went_out,
+            "zero_rounds": outcome.zero_rounds,
+            "full_game": outcome.full_game,
+            "won": outcome.won,
+        }
+        for position, outcome in enumerate(outcomes)
+    ]
+
+
+def _seat_joined(session: Session, table_id: int, state: GameState, position: int) -> None:
+    """A player sat down mid-game at position: the people in the seats after it move one
+    place on with their seats, and the newcomer's name becomes a person of the table."""
+    game_rows = col(PersonGame.game_id) == state.game_id
+    # Through negative places, so no two rows of the game ever share a position.
+    session.execute(
+        update(PersonGame)
+        .where(game_rows, col(PersonGame.position) >= position)
+        .values(position=-(col(PersonGame.position) + 1))
+        .execution_options(synchronize_session=False)
+    )
+    session.execute(
+        update(PersonGame)
+        .where(game_rows, col(PersonGame.position) < 0)
+        .values(position=-col(PersonGame.position))
+        .execution_options(synchronize_session=False)
+    )
+    (person_id,) = people_for(session, table_id, [state.players[position]])
+    session.add(
+        PersonGame(table_id=table_id, game_id=state.game_id, person_id=person_id, position=position)
+    )
+    session.flush()
+
+
+def _link_rematch(session: Session, state: GameState, old_game_id: int) -> None:
+    """A rematch of a table's game is the table's too, with the same people in the seats."""
+    seated = session.exec(
+        select(PersonGame.table_id, PersonGame.person_id)
+        .where(PersonGame.game_id == old_game_id)
+        .order_by(col(PersonGame.position))
+    ).all()
+    if seated:
+        link_game(session, seated[0][0], state, [person for _, person in seated])
+
+
+def sum_game(session: Session, game_id: int) -> None:
+    """Sum again the stats of the people of one game, and of each pair of them: one
+    statement a table of sums."""
+    people = select(PersonGame.person_id).where(PersonGame.game_id == game_id)
+    first, second = aliased(PersonGame), aliased(PersonGame)
+    pairs = (
+        select(
+            first.person_id.label("person_id"),
+            second.person_id.label("other_id"),
+            first.table_id.label("table_id"),
+        )
+        .join(second, and_(second.game_id == first.game_id, second.person_id != first.person_id))
+        .where(first.game_id == game_id)
+        .distinct()
+    )
+    _upsert_sums(session, col(Person.id).in_(people), pairs)
+
+
+def sum_table(session: Session, table_id: int) -> None:
+    """Sum again everyone's stats at the table (after a merge, or many games at once)."""
+    for model in (PersonSums, PairSums):
+        session.execute(delete(model).where(col(model.table_id) == table_id))
+    first, second = aliased(PersonGame), aliased(PersonGame)
+    pairs = (
+        select(
+            first.person_id.label("person_id"),
+            second.person_id.label("other_id"),
+            first.table_id.label("table_id"),
+        )
+        .join(second, and_(second.game_id == first.game_id, second.person_id != first.person_id))
+        .where(first.table_id == table_id, first.counted, not_(first.solitaire))
+        .distinct()
+    )
+    _upsert_sums(session, col(Person.table_id) == table_id, pairs)
+
+
+def _upsert_sums(session: Session, chosen_people: Any, pairs: Any) -> None:
+    """Each chosen person's sums over their finished games, and the sums of the given pairs,
+    worked out and written by the database."""
+    together = and_(col(PersonGame.counted), not_(col(PersonGame.solitaire)))
+    full = and_(together, col(PersonGame.full_game))
+    alone = and_(col(PersonGame.counted), col(PersonGame.solitaire))
+
+    def count_if(condition: Any) -> Any:
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+    def sum_if(condition: Any, column: Any) -> Any:
+        return func.coalesce(func.sum(case((condition, column), else_=0)), 0)
+
+    person_sums = (
+        select(
+            col(Person.id),
+            col(Person.table_id),
+            count_if(together),
+            count_if(and_(together, col(PersonGame.won))),
+            count_if(full),
+            sum_if(full, PersonGame.total),
+            func.min(case((full, PersonGame.total))),
+            func.max(case((full, PersonGame.total))),
+            sum_if(together, PersonGame.rounds),
+            sum_if(together, PersonGame.went_out),
+            # Points scored in rounds: a joined player's start points are in no round.
+            sum_if(together, PersonGame.total - func.coalesce(Seat.start_points, 0)),
+            sum_if(together, PersonGame.zero_rounds),
+            count_if(alone),
+            count_if(and_(alone, col(PersonGame.won))),
+            func.min(case((alone, PersonGame.total))),
+        )
+        .select_from(Person)
+        .outerjoin(
+            PersonGame,
+            and_(col(PersonGame.person_id) == col(Person.id), col(PersonGame.counted)),
+        )
+        .outerjoin(
+            Seat,
+            and_(
+                col(Seat.game_id) == col(PersonGame.game_id),
+                col(Seat.position) == col(PersonGame.position),
+            ),
+        )
+        .where(chosen_people)
+        .group_by(col(Person.id), col(Person.table_id))
+    )
+    upsert_from_select(
+        session, PersonSums, ["person_id", "table_id", *SUM_FIELDS], person_sums, ["person_id"]
+    )
+    chosen = pairs.subquery()
+    mine, theirs = aliased(PersonGame), aliased(PersonGame)
+    together_sums = (
+        select(
+            mine.person_id.label("person_id"),
+            theirs.person_id.label("other_id"),
+            func.count().label("games"),
+            func.sum(case((mine.total < theirs.total, 1), else_=0)).label("lower"),
+            func.sum(case((theirs.total < mine.total, 1), else_=0)).label("higher"),
+        )
+        .join(theirs, and_(theirs.game_id == mine.game_id, theirs.person_id != mine.person_id))
+        .where(
+            mine.counted,
+            not_(mine.solitaire),
+            mine.person_id.in_(select(chosen.c.person_id)),
+        )
+        .group_by(mine.person_id, theirs.person_id)
+        .subquery()
+    )
+    pair_sums = (
+        select(
+            chosen.c.person_id,
+            chosen.c.other_id,
+            chosen.c.table_id,
+            func.coalesce(together_sums.c.games, 0),
+            func.coalesce(together_sums.c.lower, 0),
+            func.coalesce(together_sums.c.higher, 0),
+        )
+        .outerjoin(
+            together_sums,
+            and_(
+                together_sums.c.person_id == chosen.c.person_id,
+                together_sums.c.other_id == chosen.c.other_id,
+            ),
+        )
+        .where(true())
+    )
+    upsert_from_select(
+        session,
+        PairSums,
+        ["person_id", "other_id", "table_id", "games", "lower", "higher"],
+        pair_sums,
+        ["person_id", "other_id"],
+    )

@@ -1,0 +1,126 @@
+"""What the routes share: the codes in their paths looked up, the scorekeeper's check made
+with the same read the change uses, and the limit on creating games and tables."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Path, Request
+from sqlmodel import Session
+
+from ..db import SessionDep
+from ..games import (
+    GameNotFound,
+    GameState,
+    NoSuchRound,
+    OpenGame,
+    ReadOnlyLink,
+    ReplacedLink,
+    RoundState,
+    load_game,
+    open_game,
+)
+from ..tables import ReadOnlyTable, TableNotFound, check_keeper_code, is_keeper_code
+
+Code = Annotated[str, Path(description="The game's code from its link")]
+TableCode = Annotated[str, Path(description="The table's code from its link")]
+
+
+def keeper_game(code: Code, session: SessionDep) -> OpenGame:
+    """The game opened for a change (the write lock taken, its rows read once), once the
+    code is known to be its scorekeeper's: checked before the body is used, so a watch code
+    gets 403 whatever it sends (GameNotFound and ReadOnlyLink are answered by the app's
+    handlers)."""
+    return open_game(session, code=code)
+
+
+KeeperGame = Annotated[OpenGame, Depends(keeper_game)]
+
+
+def keeper_table_code(code: TableCode, session: SessionDep) -> str:
+    """The code, once it is known to be the table's scorekeeper code (else 404 or 403)."""
+    check_keeper_code(session, code=code)
+    return code
+
+
+KeeperTableCode = Annotated[str, Depends(keeper_table_code)]
+
+
+def code_problem(request: Request, code: str) -> Exception | None:
+    """Why a request for code must fail whatever its body: an unknown code, or a change
+    asked for with a watch code (of a game, or of a table for the table routes). Used when
+    the body itself could not be read."""
+    route = request.scope.get("route")
+    of_table = getattr(route, "path", "").startswith("/api/tables/")
+    with Session(request.app.state.engine) as session:
+        try:
+            can_edit = (
+                is_keeper_code(session, code=code)
+                if of_table
+                else load_game(session, code=code).can_edit
+            )
+        except (GameNotFound, TableNotFound) as error:
+            return error
+    if request.method != "GET" and not can_edit:
+        return (
+            ReadOnlyTable(ReadOnlyTable.message) if of_table else ReadOnlyLink(ReadOnlyLink.message)
+        )
+    return None
+
+
+def check_create_limit(
+    request: Request, what: str = "games", session: Session | None = None
+) -> None:
+    """RateLimited once this address has created CREATE_RATE_LIMIT games and tables (counted
+    in session's transaction when it is writing: a game opened for a change)."""
+    request.app.state.create_limiter.check(request, what, session=session)
+
+
+def page_game(session: Session, code: str) -> GameState:
+    """The game for a page (404 in words for an unknown code; a replaced scorekeeper link
+    gets its own page, pointing to the watch link)."""
+    try:
+        return load_game(session, code=code)
+    except ReplacedLink:
+        raise
+    except GameNotFound as error:
+        raise _not_found(code) from error
+
+
+def page_game_for_change(session: Session, code: str) -> OpenGame:
+    """The game opened for a change from a page (404 in words, 403 for a watch link)."""
+    try:
+        return open_game(session, code=code)
+    except ReplacedLink:
+        raise
+    except GameNotFound as error:
+        raise _not_found(code) from error
+
+
+def round_or_404(state: GameState, number: int) -> RoundState:
+    """The game's round number, or 404 in words."""
+    try:
+        return state.round(number)
+    except NoSuchRound as error:
+        raise HTTPException(404, str(error)) from error
+
+
+def _not_found(code: str) -> HTTPException:
+    shown = code if len(code) <= 24 else code[:24] + "…"
+    return HTTPException(404, f"No game has the code {shown}. Check the link, or start a new game.")
+
+
+def check_rematch_limit(request: Request, session: Session, game: OpenGame) -> None:
+    """A rematch about to start a new game counts as one; asking again for one already
+    started does not. RateLimited beyond CREATE_RATE_LIMIT (counted with the rematch)."""
+    state = game.state()
+    if state.finished and state.rematch_code is None:
+        check_create_limit(request, session=session)
+
+
+def page_game_to_edit(session: Session, code: str) -> GameState:
+    """The game for a page that edits it, read but not yet changed (403 for a watch link)."""
+    state = page_game(session, code)
+    if not state.can_edit:
+        raise ReadOnlyLink(ReadOnlyLink.message)
+    return state

@@ -1,0 +1,185 @@
+"""How pages are drawn: the templates, a whole page or the fragment htmx asked for, links
+under ROOT_PATH, error pages, the share links, and the live regions sent to open pages."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import segno
+from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from jinja2_fragments import render_block
+from jinja2_fragments.fastapi import Jinja2Blocks
+
+from ..addresses import shared_base
+from ..config import PROJECT_DIR
+from ..games import GameState, ReplacedLink
+from ..rules.cards import RANK_CODES, RANK_PLURALS
+from ..rules.schedule import ROUND_COUNT
+from ..rules.solver import has_wild_only_group
+from .forms import card_face, chip_face, keypad, suit_grid
+
+templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
+
+
+@pass_context
+def url_path(context: Context, name: str, /, **params: Any) -> str:
+    """A link as a path (with ROOT_PATH), so one rendering serves every viewer's host."""
+    return url_path_for(context["request"], name, **params)
+
+
+templates.env.globals.update(
+    has_wild_only_group=has_wild_only_group,
+    card_face=card_face,
+    chip_face=chip_face,
+    suit_grid=suit_grid,
+    url_for=url_path,
+    RANK_CODES=RANK_CODES,
+    RANK_PLURALS=RANK_PLURALS,
+    ROUND_COUNT=ROUND_COUNT,
+    keypad=keypad,
+)
+
+
+def wants_fragment(request: Request) -> bool:
+    """htmx asked for part of a page (a full navigation still gets the whole page)."""
+    return request.headers.get("HX-Request") == "true" and (
+        request.headers.get("HX-Request-Type", "partial") != "full"
+    )
+
+
+def render(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    *,
+    block: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    """The whole page, or only `block` of it when htmx asked for a fragment."""
+    fragment = block if block and wants_fragment(request) else None
+    context = {**context, "fragment": fragment is not None}
+    response = templates.TemplateResponse(
+        request, template, context, status_code=status_code, block_name=fragment
+    )
+    response.headers["Vary"] = "HX-Request, HX-Request-Type"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def redirect(request: Request, url: Any) -> Response:
+    """Go to url: a 303 for a plain form, a whole-page visit (HX-Redirect) for htmx."""
+    if request.headers.get("HX-Request") == "true":
+        return Response(status_code=200, headers={"HX-Redirect": str(url)})
+    return RedirectResponse(url, status_code=303)
+
+
+async def posted_fields(request: Request) -> dict[str, str]:
+    """A form post's text fields (files and repeated names are not used by any form here)."""
+    return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+
+
+ERROR_HEADINGS = {404: "Not found", 410: "This link was replaced"}
+
+
+def error_page(
+    request: Request, message: str, *, status_code: int, watch_url: str | None = None
+) -> Response:
+    """A page that says what went wrong and where to go next."""
+    context = {
+        "heading": ERROR_HEADINGS.get(status_code, "Something is not right"),
+        "message": message,
+        "watch_url": watch_url,
+    }
+    return render(request, "error.html", context, status_code=status_code)
+
+
+def replaced_link_page(request: Request, replaced: ReplacedLink) -> Response:
+    """410 for a replaced scorekeeper link, pointing to the game's watch link."""
+    watch_url = url_path_for(request, "game_page", code=replaced.watch_code)
+    return error_page(request, str(replaced), status_code=410, watch_url=watch_url)
+
+
+def url_path_for(request: Request, name: str, /, **params: Any) -> str:
+    """A path within this app (with ROOT_PATH), for links on pages and in live updates."""
+    # Starlette's lookup tries route after route; a table page holds a thousand links.
+    key = (id(request.app), name, tuple(sorted(params.items())))
+    path = _paths.get(key)
+    if path is None:
+        path = str(request.app.url_path_for(name, **params))
+        if len(_paths) >= PATHS_KEPT:
+            _paths.clear()
+        _paths[key] = path
+    return request.scope.get("root_path", "") + path
+
+
+PATHS_KEPT = 8192
+
+
+_paths: dict[tuple[int, str, tuple[tuple[str, Any], ...]], str] = {}
+
+
+def share_links(request: Request, state: GameState) -> dict[str, str]:
+    """The watch link (and, for the scorekeeper, their own link) as full URLs and QR codes,
+    at an address the other phones can reach (never this machine's loopback)."""
+    base = shared_base(
+        request.app.state.settings,
+        scheme=request.url.scheme,
+        host=request.url.hostname or "",
+        port=request.url.port,
+    )
+    watch_url = base + url_path_for(request, "game_page", code=state.watch_code)
+    links = {"watch_url": watch_url, "watch_qr": qr_svg(watch_url)}
+    if state.can_edit:
+        keeper_url = base + url_path_for(request, "game_page", code=state.code)
+        links.update(keeper_url=keeper_url, keeper_qr=qr_svg(keeper_url))
+    return links
+
+
+@functools.lru_cache(maxsize=1024)
+def qr_svg(url: str) -> str:
+    """url as a QR code, drawn here as inline SVG (nothing fetched from anywhere)."""
+    code = segno.make(url, error="m")
+    return str(code.svg_inline(border=2, dark="#000", light="#fff", omitsize=True))
+
+
+LIVE_REGIONS = ("status", "totals", "sheet")
+
+
+_BETWEEN_TAGS = re.compile(r">\s+<")
+
+
+def live_update(request: Request, state: GameState) -> str:
+    """What an open game page needs after a change: its live regions, as htmx partials."""
+    context = {
+        "request": request,
+        "state": state,
+        "current": state.current_round,
+        "decks": state.decks,
+        "fragment": True,
+    }
+    template = templates.env.get_template("game.html")
+    title = render_block(templates.env, "game.html", "title", context).strip()
+    parts = [f"<title>{title}</title>"] if title else []
+    for region in LIVE_REGIONS:
+        html = render_block(templates.env, template.name or "game.html", region, context)
+        parts.append(f'<hx-partial hx-target="#{region}">{html}</hx-partial>')
+    # One line per event: fewer "data:" lines to frame and send to every open page.
+    return _BETWEEN_TAGS.sub("> <", "".join(parts))
+
+
+def replaced_update(request: Request, watch_code: str) -> str:
+    """What an open page of a replaced scorekeeper link shows instead of the game."""
+    context = {
+        "request": request,
+        "heading": ERROR_HEADINGS[410],
+        "message": str(ReplacedLink(watch_code)),
+        "watch_url": url_path_for(request, "game_page", code=watch_code),
+    }
+    html = render_block(templates.env, "error.html", "problem", context)
+    # Replacing the page's main region also drops its live stream: nothing is left to follow.
+    return _BETWEEN_TAGS.sub("> <", f'<hx-partial hx-target="#main">{html}</hx-partial>')

@@ -1,0 +1,123 @@
+"""The code's shape, as docs/DEVELOPING.md describes it: no import circle in app/ (counting
+the packages that hold each module imported, and imports for type checking), no module over
+500 lines but the hand solver, and route modules that import shared modules only, never each
+other."""
+
+import ast
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app"
+ROUTE_MODULES = {
+    "app.web.api",
+    "app.web.tables_api",
+    "app.web.pages",
+    "app.web.table_pages",
+    "app.web.piles",
+    "app.web.stream",
+}
+LONG_ALLOWED = {"app.rules.solver"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(APP.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def is_package(name: str) -> bool:
+    return (APP.parent / name.replace(".", "/") / "__init__.py").exists()
+
+
+def runtime_imports(path: Path) -> set[str]:
+    """The app modules path imports at its top level (those for type checking too; imports
+    inside functions are deliberately late), with every package on the way (importing a.b.c
+    runs a/__init__ and a/b/__init__)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                found.add(base)
+                for alias in node.names:
+                    if is_package(base) and (
+                        (APP.parent / base.replace(".", "/") / f"{alias.name}.py").exists()
+                        or is_package(f"{base}.{alias.name}")
+                    ):
+                        found.add(f"{base}.{alias.name}")
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt) and not isinstance(
+                    node, ast.FunctionDef | ast.AsyncFunctionDef
+                ):
+                    visit([child])
+
+    visit(tree.body)
+    with_packages: set[str] = set()
+    for imported in found:
+        if not imported.startswith("app"):
+            continue
+        parts = imported.split(".")
+        with_packages.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    with_packages.discard(name)
+    with_packages.discard("app")
+    return with_packages
+
+
+def app_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(APP.rglob("*.py"))}
+
+
+def test_no_import_circle_in_app():
+    modules = app_modules()
+    graph = {name: runtime_imports(path) & set(modules) for name, path in modules.items()}
+    # A package's own __init__ importing its modules is how a package is made, not a circle.
+    for name in graph:
+        graph[name] = {other for other in graph[name] if not name.startswith(other + ".")}
+    state: dict[str, str] = {}
+    circles: list[list[str]] = []
+
+    def walk(name: str, trail: list[str]) -> None:
+        state[name] = "open"
+        for other in sorted(graph[name]):
+            if state.get(other) == "open":
+                circles.append([*trail[trail.index(other) :], other])
+            elif other not in state:
+                walk(other, [*trail, other])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name, [name])
+    assert circles == []
+
+
+def test_no_module_over_500_lines_but_the_hand_solver():
+    long = {
+        name: len(path.read_text().splitlines())
+        for name, path in app_modules().items()
+        if len(path.read_text().splitlines()) > 500
+    }
+    assert set(long) <= LONG_ALLOWED, long
+
+
+def test_route_modules_import_shared_modules_only():
+    modules = app_modules()
+    for name in ROUTE_MODULES:
+        imported = runtime_imports(modules[name])
+        assert not imported & (ROUTE_MODULES - {name}), name
+        assert "app.main" not in imported, name
+
+
+def test_no_private_name_crosses_a_module_boundary():
+    for name, path in app_modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or node.level):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{name} imports {private}"
