@@ -43,6 +43,10 @@ $(VENV)/.installed-test: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[test,postgres]'
 	@touch $@
 
+$(VENV)/.installed-bench: $(VENV)/.installed-test
+	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[test,postgres,bench]'
+	@touch $@
+
 $(VENV)/.installed-mutation: $(VENV)/.installed-test
 	$(PIP) install --no-compile -c $(CONSTRAINTS) -e '.[test,postgres,mutation]'
 	@touch $@
@@ -51,7 +55,7 @@ $(VENV)/.installed-mutation: $(VENV)/.installed-test
 lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/python -m pip --quiet --disable-pip-version-check install '.[test,postgres,mutation]'
+	.lock-venv/bin/python -m pip --quiet --disable-pip-version-check install '.[test,postgres,mutation,bench]'
 	set -o pipefail; .lock-venv/bin/python -m pip list --format=freeze --exclude-editable \
 		| grep -viE '^(crownkeeper|pip|setuptools|wheel)==' | LC_ALL=C sort -f > $(CONSTRAINTS)
 	rm -rf .lock-venv build *.egg-info
@@ -153,12 +157,12 @@ bench-taps: $(VENV)/.installed-test
 bench-table: $(VENV)/.installed-test
 	$(BIN)/python bench/table.py
 
-bench-scale: $(VENV)/.installed-test
+bench-scale: $(VENV)/.installed-bench
 	$(WITH_POSTGRES) $(BIN)/python bench/scale.py
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 
 clean:
-	rm -f $(VENV)/.installed-run $(VENV)/.installed-test $(VENV)/.installed-mutation
+	rm -f $(VENV)/.installed-run $(VENV)/.installed-test $(VENV)/.installed-mutation $(VENV)/.installed-bench
 	rm -rf .pytest_cache .ruff_cache .mypy_cache .hypothesis build *.egg-info mutants .tools
 	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +

@@ -1,5 +1,5 @@
-"""Past one process: 1,000 games with 3 watchers each on PostgreSQL and 2 workers, then the
-same load on one process with SQLite.
+"""Past one process: 1,000 games with 3 watchers each on PostgreSQL and 2 workers (3,000 live
+pages), then 667 games (2,000 live pages) on one process with SQLite.
 
 Run: `make bench-scale` (starts a throwaway PostgreSQL server, then Crownkeeper on
 127.0.0.1 with each database in turn). Options: --games, --seconds, --rate for a quick try.
@@ -10,15 +10,23 @@ scorekeepers save 20 rounds a second for 60 s, one game after another, through k
 connections that land on either worker; one save in 20 is sent twice at once with the same
 version (two phones racing), so one of the pair must get 409. The benchmark times each
 saved version from the moment its PUT was sent until each watcher of that game has it, and
-reads each worker's memory from /proc. Exit code is 0 even when a target is missed: read
-the verdict.
+reads each worker's memory from /proc.
+
+Where a save's time goes: the CPU time each side used while the saves ran (from /proc: the
+serving processes, PostgreSQL's, this client's), per save; a save's server CPU includes its
+fan-out to every open page of the game. With py-spy installed (`make bench-scale` installs
+it), each serving process is sampled while the saves run and the samples are summed by what
+the code was doing (reading and writing the database, drawing the live regions, sending
+events, handling HTTP...). Exit code is 0 even when a target is missed: read the verdict.
 """
 
 import argparse
 import asyncio
 import json
 import os
+import resource
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,6 +97,107 @@ def memory_kb(pid: int) -> dict[str, int]:
     except FileNotFoundError:
         pass
     return found
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process has used so far (0 once it has gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def postgres_pids() -> list[int]:
+    """PostgreSQL's processes on this machine (the throwaway server's backends)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() in ("postgres", "postmaster"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def client_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# What the sampled code was doing, by the first frame (innermost first) that names one.
+PROFILE_KINDS = [
+    ("drawing the live regions (Jinja2)", ("jinja2", "render_block", "live_update")),
+    ("the database (SQLAlchemy, drivers)", ("sqlalchemy", "psycopg", "sqlite3", "sqlmodel")),
+    ("the rules and the game's state", ("/app/rules/", "/app/games/", "/app/tables/")),
+    ("sending events to open pages", ("stream.py", "/live/", "sse")),
+    ("JSON and validation (pydantic)", ("pydantic", "json")),
+    ("HTTP (uvicorn, Starlette, FastAPI)", ("uvicorn", "starlette", "fastapi", "h11", "httptools")),
+    ("the event loop and threads", ("asyncio", "anyio", "threading", "concurrent", "selectors")),
+]
+
+
+def profile_savers(pids: list[int], seconds: float, folder: str) -> list[subprocess.Popen]:
+    """py-spy sampling each serving process for `seconds` (none when py-spy is missing)."""
+    spy = shutil.which("py-spy") or str(Path(server_python()).parent / "py-spy")
+    if not Path(spy).exists():
+        return []
+    return [
+        subprocess.Popen(
+            [
+                spy,
+                "record",
+                "--format",
+                "raw",
+                "--nonblocking",
+                "--rate",
+                "200",
+                "--duration",
+                str(max(1, int(seconds))),
+                "--pid",
+                str(pid),
+                "--output",
+                f"{folder}/profile-{pid}.txt",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for pid in pids
+    ]
+
+
+def profile_summary(folder: str) -> tuple[int, dict[str, int], dict[str, int]]:
+    """Samples in all, samples by kind of work, samples by innermost app function."""
+    total, kinds, own = 0, dict.fromkeys([k for k, _ in PROFILE_KINDS] + ["idle", "other"], 0), {}
+    for path in Path(folder).glob("profile-*.txt"):
+        for line in path.read_text(errors="replace").splitlines():
+            stack, _, count_text = line.rpartition(" ")
+            if not count_text.isdigit():
+                continue
+            count = int(count_text)
+            total += count
+            frames = stack.split(";")[::-1]  # innermost first
+            if frames and any(word in frames[0] for word in ("select", "epoll", "wait (", "sleep")):
+                kinds["idle"] += count
+                continue
+            kind = next(
+                (
+                    name
+                    for frame in frames
+                    for name, words in PROFILE_KINDS
+                    if any(word in frame for word in words)
+                ),
+                "other",
+            )
+            kinds[kind] += count
+            app_frame = next((f for f in frames if "/app/" in f), None)
+            if app_frame:
+                own[app_frame] = own.get(app_frame, 0) + count
+    return total, kinds, own
 
 
 def start_server(database_url: str, workers: int, port: int, log) -> subprocess.Popen:
@@ -192,7 +301,7 @@ class Connections(threading.local):
 # --- one run ----------------------------------------------------------------------------
 
 
-async def run(label: str, database_url: str, workers: int, options) -> dict:
+async def run(label: str, database_url: str, workers: int, games: int, options) -> dict:
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
         log_path = Path(folder) / "server.log"
@@ -200,7 +309,8 @@ async def run(label: str, database_url: str, workers: int, options) -> dict:
             server = start_server(database_url, workers, port, log)
         try:
             await asyncio.to_thread(wait_started, server, port, workers)
-            result = await load(label, server, port, workers, options)
+            result = await load(label, server, port, workers, games, options, folder)
+            result["profile"] = profile_summary(folder)
             errors = [
                 line
                 for line in log_path.read_text(errors="replace").splitlines()
@@ -216,7 +326,9 @@ async def run(label: str, database_url: str, workers: int, options) -> dict:
             stop_server(server)
 
 
-async def load(label: str, server, port: int, workers: int, options) -> dict:
+async def load(
+    label: str, server, port: int, workers: int, game_count: int, options, folder: str
+) -> dict:
     pids = serving_pids(server)
     connections = Connections(port)
     pool = ThreadPoolExecutor(SAVE_THREADS)
@@ -235,7 +347,7 @@ async def load(label: str, server, port: int, workers: int, options) -> dict:
 
     started = time.monotonic()
     created = await asyncio.gather(
-        *(loop.run_in_executor(pool, create, i) for i in range(options.games))
+        *(loop.run_in_executor(pool, create, i) for i in range(game_count))
     )
     games = [game for game in created if game is not None]
     created_in = time.monotonic() - started
@@ -281,6 +393,13 @@ async def load(label: str, server, port: int, workers: int, options) -> dict:
                 saves.append(Save(index, version, sent, status, saved, racing))
 
         total = int(options.rate * options.seconds)
+        spies = profile_savers(pids, options.seconds, folder) if options.profile else []
+        database_pids = postgres_pids() if "postgres" in label.lower() else []
+        cpu_before = (
+            sum(cpu_seconds(pid) for pid in pids),
+            sum(cpu_seconds(pid) for pid in database_pids),
+            client_cpu_seconds(),
+        )
         started = time.monotonic()
         futures = []
         for step in range(total):
@@ -310,6 +429,14 @@ async def load(label: str, server, port: int, workers: int, options) -> dict:
                 break
             await asyncio.sleep(0.1)
         rss_end = {pid: memory_kb(pid) for pid in pids}
+        cpu_used = (
+            sum(cpu_seconds(pid) for pid in pids) - cpu_before[0],
+            sum(cpu_seconds(pid) for pid in database_pids) - cpu_before[1],
+            client_cpu_seconds() - cpu_before[2],
+        )
+        cpu_wall = time.monotonic() - started
+        for spy in spies:
+            await asyncio.to_thread(spy.wait)
     finally:
         for task in tasks:
             task.cancel()
@@ -330,6 +457,7 @@ async def load(label: str, server, port: int, workers: int, options) -> dict:
         saving_took=saving_took,
         expected=expected,
         rss=(rss_idle, rss_open, rss_end),
+        cpu=(cpu_used, cpu_wall),
     )
 
 
@@ -391,6 +519,24 @@ def report(result: dict) -> bool:
             f"{rss_idle[pid]['VmRSS'] / 1024:.1f} MB before streams, "
             f"{rss_open[pid]['VmRSS'] / 1024:.1f} MB with them open)"
         )
+    (server_cpu, database_cpu, client_cpu), cpu_wall = result["cpu"]
+    per_save = 1000 / max(ok + conflicts, 1)
+    print(
+        f"  CPU while saving ({cpu_wall:.1f} s on {os.cpu_count()} cores): server "
+        f"{server_cpu:.1f} s ({server_cpu * per_save:.1f} ms a save, its fan-out included), "
+        f"database {database_cpu:.1f} s ({database_cpu * per_save:.1f} ms a save), this "
+        f"client {client_cpu:.1f} s (its {len(viewers)} streams and saves)"
+    )
+    samples, kinds, own = result["profile"]
+    busy = samples - kinds.get("idle", 0)
+    if busy:
+        print(f"  where the server's time goes (py-spy, {busy} busy samples of {samples}):")
+        for kind, count in sorted(kinds.items(), key=lambda item: -item[1]):
+            if kind != "idle" and count:
+                print(f"    {100 * count / busy:5.1f}%  {kind}")
+        print("    innermost app functions:")
+        for frame, count in sorted(own.items(), key=lambda item: -item[1])[:6]:
+            print(f"    {100 * count / busy:5.1f}%  {frame[:90]}")
     p99 = percentile(delays, 0.99) if delays else float("inf")
     checks = [
         (f"p99 < {TARGET_P99_MS:.0f} ms", p99 < TARGET_P99_MS, f"{p99:.1f} ms"),
@@ -417,7 +563,11 @@ def postgres_database(server_url: str) -> tuple[str, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=1000, help="games on PostgreSQL")
+    parser.add_argument("--sqlite-games", type=int, default=667, help="games on SQLite")
+    parser.add_argument(
+        "--no-profile", dest="profile", action="store_false", help="skip py-spy's sampling"
+    )
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rate", type=float, default=20.0, help="saves a second")
     parser.add_argument("--workers", type=int, default=2)
@@ -427,7 +577,8 @@ def main() -> int:
         f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(
-        f"Load: {options.games} games x {WATCHERS_PER_GAME} watchers, {options.rate:g} saves/s "
+        f"Load: {options.games} games (SQLite {options.sqlite_games}) x {WATCHERS_PER_GAME} "
+        f"watchers, {options.rate:g} saves/s "
         f"for {options.seconds:g} s, one save in {RACE_EVERY} sent twice at once"
     )
     verdicts = []
@@ -435,7 +586,8 @@ def main() -> int:
     if server_url:
         _, url = postgres_database(server_url)
         label = f"PostgreSQL, {options.workers} workers"
-        verdicts.append(report(asyncio.run(run(label, url, options.workers, options))))
+        run_it = run(label, url, options.workers, options.games, options)
+        verdicts.append(report(asyncio.run(run_it)))
     else:
         print(
             "NOTICE: TEST_POSTGRES_URL not set (make bench-scale starts a server): "
@@ -443,7 +595,8 @@ def main() -> int:
         )
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/bench.db"
-        verdicts.append(report(asyncio.run(run("SQLite, 1 process", url, 1, options))))
+        run_it = run("SQLite, 1 process", url, 1, options.sqlite_games, options)
+        verdicts.append(report(asyncio.run(run_it)))
     print(f"Load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"RESULT: {'PASS' if all(verdicts) else 'FAIL'}")
     return 0

@@ -372,9 +372,12 @@ def test_the_seats_of_table_games_come_back_on_a_downgrade(client, settings):
         p["name"]: p["id"] for p in client.get(f"/api/tables/{table['code']}").json()["people"]
     }
     engine = make_engine(settings.database_url)
-    downgrade_to(engine, "0007")
-    with engine.connect() as db:
-        seats = db.execute(text("SELECT seats FROM table_game")).scalar_one()
-    assert json.loads(seats) == [[people["Ann"], 0, 0], [people["Ben"], 17, 0]]
-    upgrade_to_head(engine)
-    assert "seats" not in columns(engine, "table_game")
+    try:
+        downgrade_to(engine, "0007")
+        with engine.connect() as db:
+            seats = db.execute(text("SELECT seats FROM table_game")).scalar_one()
+        assert json.loads(seats) == [[people["Ann"], 0, 0], [people["Ben"], 17, 0]]
+        upgrade_to_head(engine)
+        assert "seats" not in columns(engine, "table_game")
+    finally:
+        engine.dispose()
