@@ -42,6 +42,16 @@ class Settings(BaseSettings):
         default=8 * 1024 * 1024,
         description="Largest table import taken (a family's years of games); others get 413.",
     )
+    import_max_games: int = Field(
+        default=2000,
+        ge=1,
+        description="Most games one table import may hold; a bigger document gets 413.",
+    )
+    table_max_people: int = Field(
+        default=500,
+        ge=1,
+        description="Most people a table may have, counting those a new game or import adds.",
+    )
     create_rate_limit: str = Field(
         default="20/minute;200/day",
         description="New games and tables per client address (such as 20/minute;200/day), or off.",

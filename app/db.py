@@ -11,6 +11,7 @@ from sqlalchemy import Engine, event, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql import Select
 from sqlmodel import Session, create_engine
 
@@ -163,3 +164,15 @@ def upsert_from_select(
         set_={name: statement.excluded[name] for name in columns if name not in keys},
     )
     session.execute(statement)
+
+
+def is_readable(engine: Engine) -> bool:
+    """True when the database answers a read at once: no wait for a writer (SQLite reads
+    beside a write in WAL mode; the health engine is made with no busy timeout) and none for
+    a connection requests hold (the health engine has its own)."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT count(*) FROM alembic_version")).one()
+    except OperationalError:
+        return False
+    return True

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import datetime
-from typing import Any, Literal
+import re
+import unicodedata
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from sqlmodel import Session
 
 from . import games, tables
 from .db import begin_write
 from .games import GameError, GameState, PlayerState, RoundRecord, RoundState
+from .names import UnreadableText, plain_name
 from .rules.cards import RANK_CODES, CardError, parse_card
 from .rules.scoring import RoundError, SeatResult
 
@@ -23,6 +26,29 @@ _RANK_BY_CODE = {code: rank for rank, code in RANK_CODES.items()}
 
 class ImportRefused(ValueError):
     """A document that cannot be imported; the message says why. Nothing was changed."""
+
+
+class ImportTooBig(ImportRefused):
+    """A document with more games than one import takes (IMPORT_MAX_GAMES)."""
+
+
+# Deepest nesting the format has (table, games, a game, rounds, a round, results, a result,
+# cards) with room to spare; anything deeper is refused before it is parsed.
+MOST_NESTING = 16
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def check_nesting(raw: bytes, most: int = MOST_NESTING) -> None:
+    """ImportRefused when the JSON text nests arrays and objects deeper than `most`: counted
+    on the text, before parsing, so no parser recurses through it."""
+    depth = 0
+    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub(b"", raw)):
+        depth += 1 if bracket.group() in (b"[", b"{") else -1
+        if depth > most:
+            raise ImportRefused(
+                f"The document nests deeper than an export ever does (more than {most} levels)."
+            )
 
 
 def game_document(state: GameState) -> dict[str, Any]:
@@ -113,41 +139,80 @@ class _SeatIn(BaseModel):
     left_round: int | None = Field(default=None, ge=1, le=100)
 
 
+def _when(value: datetime | None) -> datetime | None:
+    """A date as stored: with a time zone (UTC when it has none), within what the databases
+    hold (years 1 to 9999 in UTC)."""
+    if value is None:
+        return None
+    try:
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise ValueError("is outside the dates Crownkeeper keeps (years 1 to 9999)") from None
+
+
+def _plain_id(value: str) -> str:
+    if any(unicodedata.category(char) in ("Cc", "Cf", "Cs") for char in value):
+        raise ValueError("holds control or invisible characters")
+    return value
+
+
 class _GameIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     format: int | None = None
-    id: str = Field(min_length=1, max_length=64)
+    id: Annotated[str, AfterValidator(_plain_id)] = Field(min_length=1, max_length=64)
     mode: Literal["game", "solitaire"] | None = None
     order: Literal["up", "down", "shuffled"] = "up"
     players: list[str] = Field(min_length=1, max_length=50)
     seats: list[_SeatIn] | None = Field(default=None, max_length=50)
     first_dealer: int = 0
-    created_at: datetime
-    finished_at: datetime | None = None
+    created_at: Annotated[datetime, AfterValidator(_when)]
+    finished_at: Annotated[datetime | None, AfterValidator(_when)] = None
     rounds: list[_RoundIn] = Field(min_length=1, max_length=50)
 
 
 class _TableIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     format: int
-    games: list[_GameIn] = Field(max_length=10_000)
+    games: list[_GameIn]
 
 
-def import_table(session: Session, *, table_code: str, document: Any) -> int:
+def import_table(
+    session: Session,
+    *,
+    table_code: str,
+    document: Any,
+    max_games: int = 2000,
+    max_people: int = 500,
+) -> int:
     """Recreate the document's games at the table (new codes, the same rounds, people by
     name); games already there (by stable id) are skipped. Returns how many were added.
-    ImportRefused, with nothing changed, for a malformed or newer document."""
+    ImportRefused, with nothing changed, for a malformed or newer document, or one over the
+    limits (ImportTooBig: more than max_games; more people than max_people at the table),
+    which are checked first. The games are written in bulk, in one transaction."""
     tables.check_keeper_code(session, code=table_code)
+    document = _table_document(document)
+    games_in = document.get("games")
+    if isinstance(games_in, list) and len(games_in) > max_games:
+        raise ImportTooBig(
+            f"The document holds {len(games_in)} games; one import takes at most {max_games} "
+            "(IMPORT_MAX_GAMES). Split it, or ask whoever runs Crownkeeper to raise the limit."
+        )
+    people = tables.people_after(session, table_code=table_code, names=_names_in(games_in))
+    session.rollback()
+    if people > max_people:
+        raise ImportRefused(
+            f"The import would bring the table to {people} people; a table has at most "
+            f"{max_people} (TABLE_MAX_PEOPLE). Nothing was imported."
+        )
     parsed = _parse(document)
     begin_write(session)
     known = tables.known_sources(session, table_code=table_code)
-    added = 0
+    checked: list[tuple[games.RecordedGame, str]] = []
     for index, game in enumerate(parsed.games, start=1):
         if game.id in known:
             continue
         try:
-            state = games.add_recorded_game(
-                session,
+            recorded = games.check_recorded_game(
                 players=game.players,
                 first_dealer=game.first_dealer,
                 rounds=[_round_record(r) for r in game.rounds],
@@ -160,12 +225,39 @@ def import_table(session: Session, *, table_code: str, document: Any) -> int:
         except (GameError, RoundError, CardError) as error:
             session.rollback()
             raise ImportRefused(f"Game {index} of the document: {error}") from error
-        tables.add_recorded_game(session, table_code=table_code, state=state, source_id=game.id)
+        checked.append((recorded, game.id))
         known.add(game.id)
-        added += 1
-    tables.refresh_stats(session, table_code=table_code)
+    states = games.add_recorded_games(session, [recorded for recorded, _ in checked])
+    tables.add_recorded_games(
+        session,
+        table_code=table_code,
+        recorded=[(state, source) for state, (_, source) in zip(states, checked, strict=True)],
+    )
     session.commit()
-    return added
+    return len(states)
+
+
+def _table_document(document: Any) -> dict[str, Any]:
+    """The document as a table export (one game's export is a table of one game)."""
+    if not isinstance(document, dict):
+        raise ImportRefused("The document is not a Crownkeeper export (a JSON object).")
+    if "games" not in document and "rounds" in document:
+        return {"format": document.get("format"), "games": [document]}
+    return document
+
+
+def _names_in(games_in: Any) -> list[str]:
+    """The player names a document's games hold, as names are kept (before any check)."""
+    names = []
+    for game in games_in if isinstance(games_in, list) else ():
+        players = game.get("players") if isinstance(game, dict) else None
+        for name in players if isinstance(players, list) else ():
+            if isinstance(name, str):
+                try:
+                    names.append(plain_name(name))
+                except UnreadableText:
+                    continue
+    return [name for name in names if name]
 
 
 def _parse(document: Any) -> _TableIn:
@@ -181,8 +273,6 @@ def _parse(document: Any) -> _TableIn:
         )
     if version < 1:
         raise ImportRefused(f"Format {version} is not a format Crownkeeper ever wrote.")
-    if "games" not in document and "rounds" in document:
-        document = {"format": version, "games": [document]}
     try:
         return _TableIn.model_validate(document)
     except ValidationError as error:

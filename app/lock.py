@@ -1,4 +1,7 @@
-"""One owner of the database: a lock file beside it, held (flock) for the life of the server.
+"""One owner of the database: a lock file beside it, held (flock) for the life of the server,
+and the database file itself held the same way, so a second path to the same file (a hard
+link, a bind mount of the file alone) finds it taken too. SQLite's own locks on the file are
+POSIX record locks, which flock never touches.
 
 The kernel lets go of the lock when the process ends, however it ends (kill -9 included), so
 a stale lock file never blocks a restart; what is written in it only names the holder.
@@ -33,9 +36,62 @@ def lock_path(database: Path) -> Path:
     return database.with_name(database.name + ".lock")
 
 
-def acquire(database: Path, **about: object) -> IO[str]:
-    """Take the database's lock (keep the returned file open for as long as it is needed),
-    writing who holds it; DatabaseInUse, naming the holder, when another process has it."""
+class Held:
+    """The open lock file (which says who holds it) and, once it exists, the database file,
+    both locked: keep it until the lock is given up."""
+
+    def __init__(self, lock_file: IO[str], database_file: IO[bytes] | None) -> None:
+        self.lock_file = lock_file
+        self.database_file = database_file
+
+    def close(self) -> None:
+        for handle in (self.database_file, self.lock_file):
+            if handle is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                handle.close()
+
+
+def acquire(database: Path, **about: object) -> Held:
+    """Take the database's lock (keep what is returned for as long as it is needed), writing
+    who holds it; DatabaseInUse, naming the holder, when another process has it."""
+    handle = _lock_file(database)
+    try:
+        database_file = _lock_database_file(database)
+    except DatabaseInUse:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        handle.close()
+        raise
+    handle.seek(0)
+    handle.truncate()
+    handle.write(
+        json.dumps({"pid": os.getpid(), "host": socket.gethostname(), **about}, default=str)
+    )
+    handle.flush()
+    return Held(handle, database_file)
+
+
+def _lock_database_file(database: Path) -> IO[bytes] | None:
+    """The database file itself, locked; None while it does not exist yet (then only the
+    lock file beside it guards it, and no other path can lead to it)."""
+    try:
+        handle = open(database, "rb")  # noqa: SIM115 - held open on purpose
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise DatabaseInUse(
+            f"Another Crownkeeper is already using the database {database}, reached by "
+            "another path (a hard link or a mount of the same file). Only one server may "
+            "use a database at a time: stop that one first, or give this one its own "
+            "DATABASE_URL.",
+            {},
+        ) from None
+    return handle
+
+
+def _lock_file(database: Path) -> IO[str]:
     path = lock_path(database)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held open on purpose
@@ -50,12 +106,6 @@ def acquire(database: Path, **about: object) -> IO[str]:
             "or give this one its own DATABASE_URL.",
             holder,
         ) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(
-        json.dumps({"pid": os.getpid(), "host": socket.gethostname(), **about}, default=str)
-    )
-    handle.flush()
     return handle
 
 
@@ -68,14 +118,13 @@ def holder(database: Path) -> str | None:
     return None
 
 
-def release(handle: IO[str]) -> None:
+def release(held: Held) -> None:
     """Give the lock up (ending the process does it too)."""
-    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    handle.close()
+    held.close()
 
 
 # The locks this process holds for serving: database -> (open lock file, apps holding it).
-_held: dict[Path, tuple[IO[str], int]] = {}
+_held: dict[Path, tuple[Held, int]] = {}
 _held_guard = threading.Lock()
 
 

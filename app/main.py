@@ -20,10 +20,10 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from . import backup, live, logs, serve
+from . import backup, housekeeping, live, logs, serve
 from .config import PROJECT_DIR, Settings, SettingsError, settings
 from .db import MissingDriver, make_engine
-from .games import GameState, load_for_live_pages, on_change, on_commit
+from .games import GameState, load_for_live_pages, on_change, on_commit, on_purge
 from .guards import (
     BodyLimitMiddleware,
     CrossSiteMiddleware,
@@ -33,7 +33,7 @@ from .guards import (
 )
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
-from .tables import record_change
+from .tables import forget_games, record_change
 from .web import api, errors, pages, piles, stream, table_pages, tables_api
 
 
@@ -42,14 +42,18 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     chosen = app_settings or settings
     chosen.check()
     engine = make_engine(chosen.database_url, busy_timeout_ms=chosen.busy_timeout_ms)
+    # /healthz reads on connections of its own and never waits for a writer.
+    health_engine = make_engine(chosen.database_url, busy_timeout_ms=0)
     logs.install()
     # A table's copy of its games follows every change to them; open pages hear of it.
     on_change(record_change)
     on_commit(live.publish_change)
+    on_purge(forget_games)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         daily = None
+        purging = None
         relay = None
         held = None
         try:
@@ -57,6 +61,8 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
             # database that is Crownkeeper's, brought up to date. Refused in one line.
             held = serve.open_database(chosen, engine)
             relay = await live.start(engine, load_state=partial(_load_for_live_pages, engine))
+            await housekeeping.purge(engine)
+            purging = asyncio.create_task(housekeeping.purge_daily(engine))
             if chosen.backup_dir:
                 daily = asyncio.create_task(
                     backup.daily_backups(engine, chosen.backup_dir, keep=chosen.backup_keep)
@@ -67,12 +73,14 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
             gc.freeze()
             yield
         finally:
-            if daily is not None:
-                daily.cancel()
-                with suppress(asyncio.CancelledError):
-                    await daily
+            for task in (purging, daily):
+                if task is not None:
+                    task.cancel()
+                    with suppress(asyncio.CancelledError):
+                        await task
             await live.stop(relay)
             engine.dispose()
+            health_engine.dispose()
             serve.close_database(held)
 
     app = FastAPI(
@@ -83,6 +91,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.engine = engine
+    app.state.health_engine = health_engine
     app.state.settings = chosen
     app.state.create_limiter = CreateLimiter(chosen.create_rate_limit)
     app.state.streams = stream.StreamCounts(

@@ -129,15 +129,20 @@ def client_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-# What the sampled code was doing, by the first frame (innermost first) that names one.
-PROFILE_KINDS = [
-    ("drawing the live regions (Jinja2)", ("jinja2", "render_block", "live_update")),
-    ("the database (SQLAlchemy, drivers)", ("sqlalchemy", "psycopg", "sqlite3", "sqlmodel")),
-    ("the rules and the game's state", ("/app/rules/", "/app/games/", "/app/tables/")),
-    ("sending events to open pages", ("stream.py", "/live/", "sse")),
-    ("JSON and validation (pydantic)", ("pydantic", "json")),
-    ("HTTP (uvicorn, Starlette, FastAPI)", ("uvicorn", "starlette", "fastapi", "h11", "httptools")),
-    ("the event loop and threads", ("asyncio", "anyio", "threading", "concurrent", "selectors")),
+# What a sampled stack was doing, by the first of these frames from the outside in.
+PROFILE_ACTIVITIES = [
+    ("saving a round (PUT .../rounds/n)", ("put_round (",)),
+    ("loading a game another process saved", ("load_for_live_pages (", "_relay (")),
+    ("drawing the live regions", ("live_update (", "rendered_once (")),
+    ("sending events to open pages", ("app/web/stream.py", "app/live/")),
+    ("other requests", ("app/web/",)),
+    ("HTTP and the event loop", ("uvicorn/", "starlette/", "asyncio/", "h11", "httptools")),
+]
+# Which library the innermost frame is in, for the share of each activity.
+PROFILE_LAYERS = [
+    ("database", ("sqlalchemy/", "psycopg/", "sqlite3/", "sqlmodel/")),
+    ("templates", ("jinja2/", "jinja2_fragments/")),
+    ("app", ("(app/",)),
 ]
 
 
@@ -170,9 +175,12 @@ def profile_savers(pids: list[int], seconds: float, folder: str) -> list[subproc
     ]
 
 
-def profile_summary(folder: str) -> tuple[int, dict[str, int], dict[str, int]]:
-    """Samples in all, samples by kind of work, samples by innermost app function."""
-    total, kinds, own = 0, dict.fromkeys([k for k, _ in PROFILE_KINDS] + ["idle", "other"], 0), {}
+def profile_summary(folder: str) -> tuple[int, dict[str, dict[str, int]], dict[str, int]]:
+    """Samples in all; samples by activity, and within each by the innermost frame's layer;
+    samples by innermost app frame."""
+    total = 0
+    by_activity: dict[str, dict[str, int]] = {}
+    own: dict[str, int] = {}
     for path in Path(folder).glob("profile-*.txt"):
         for line in path.read_text(errors="replace").splitlines():
             stack, _, count_text = line.rpartition(" ")
@@ -180,24 +188,26 @@ def profile_summary(folder: str) -> tuple[int, dict[str, int], dict[str, int]]:
                 continue
             count = int(count_text)
             total += count
-            frames = stack.split(";")[::-1]  # innermost first
-            if frames and any(word in frames[0] for word in ("select", "epoll", "wait (", "sleep")):
-                kinds["idle"] += count
-                continue
-            kind = next(
+            frames = stack.split(";")  # outermost first
+            activity = next(
                 (
                     name
                     for frame in frames
-                    for name, words in PROFILE_KINDS
-                    if any(word in frame for word in words)
+                    for name, marks in PROFILE_ACTIVITIES
+                    if any(mark in frame for mark in marks)
                 ),
                 "other",
             )
-            kinds[kind] += count
-            app_frame = next((f for f in frames if "/app/" in f), None)
+            layer = next(
+                (name for name, marks in PROFILE_LAYERS if any(m in frames[-1] for m in marks)),
+                "other Python",
+            )
+            layers = by_activity.setdefault(activity, {})
+            layers[layer] = layers.get(layer, 0) + count
+            app_frame = next((f for f in reversed(frames) if "(app/" in f), None)
             if app_frame:
                 own[app_frame] = own.get(app_frame, 0) + count
-    return total, kinds, own
+    return total, by_activity, own
 
 
 def start_server(database_url: str, workers: int, port: int, log) -> subprocess.Popen:
@@ -394,12 +404,9 @@ async def load(
 
         total = int(options.rate * options.seconds)
         spies = profile_savers(pids, options.seconds, folder) if options.profile else []
-        database_pids = postgres_pids() if "postgres" in label.lower() else []
-        cpu_before = (
-            sum(cpu_seconds(pid) for pid in pids),
-            sum(cpu_seconds(pid) for pid in database_pids),
-            client_cpu_seconds(),
-        )
+        on_postgres = "postgres" in label.lower()
+        database_before = {pid: cpu_seconds(pid) for pid in postgres_pids()} if on_postgres else {}
+        cpu_before = (sum(cpu_seconds(pid) for pid in pids), client_cpu_seconds())
         started = time.monotonic()
         futures = []
         for step in range(total):
@@ -429,10 +436,13 @@ async def load(
                 break
             await asyncio.sleep(0.1)
         rss_end = {pid: memory_kb(pid) for pid in pids}
+        # PostgreSQL's processes now (backends that started meanwhile count whole; those
+        # that ended meanwhile are lost to the count).
+        database_after = {pid: cpu_seconds(pid) for pid in postgres_pids()} if on_postgres else {}
         cpu_used = (
             sum(cpu_seconds(pid) for pid in pids) - cpu_before[0],
-            sum(cpu_seconds(pid) for pid in database_pids) - cpu_before[1],
-            client_cpu_seconds() - cpu_before[2],
+            sum(used - database_before.get(pid, 0.0) for pid, used in database_after.items()),
+            client_cpu_seconds() - cpu_before[1],
         )
         cpu_wall = time.monotonic() - started
         for spy in spies:
@@ -527,16 +537,21 @@ def report(result: dict) -> bool:
         f"database {database_cpu:.1f} s ({database_cpu * per_save:.1f} ms a save), this "
         f"client {client_cpu:.1f} s (its {len(viewers)} streams and saves)"
     )
-    samples, kinds, own = result["profile"]
-    busy = samples - kinds.get("idle", 0)
-    if busy:
-        print(f"  where the server's time goes (py-spy, {busy} busy samples of {samples}):")
-        for kind, count in sorted(kinds.items(), key=lambda item: -item[1]):
-            if kind != "idle" and count:
-                print(f"    {100 * count / busy:5.1f}%  {kind}")
+    samples, by_activity, own = result["profile"]
+    if samples:
+        print(f"  where the serving processes' time goes (py-spy, {samples} samples):")
+        for activity, layers in sorted(
+            by_activity.items(), key=lambda item: -sum(item[1].values())
+        ):
+            share = sum(layers.values())
+            split = ", ".join(
+                f"{name} {100 * count / share:.0f}%"
+                for name, count in sorted(layers.items(), key=lambda item: -item[1])
+            )
+            print(f"    {100 * share / samples:5.1f}%  {activity} ({split})")
         print("    innermost app functions:")
-        for frame, count in sorted(own.items(), key=lambda item: -item[1])[:6]:
-            print(f"    {100 * count / busy:5.1f}%  {frame[:90]}")
+        for frame, count in sorted(own.items(), key=lambda item: -item[1])[:8]:
+            print(f"    {100 * count / samples:5.1f}%  {frame[:90]}")
     p99 = percentile(delays, 0.99) if delays else float("inf")
     checks = [
         (f"p99 < {TARGET_P99_MS:.0f} ms", p99 < TARGET_P99_MS, f"{p99:.1f} ms"),

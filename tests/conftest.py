@@ -31,6 +31,8 @@ def test_settings(database_url: str, **chosen) -> Settings:
         "forwarded_allow_ips": "127.0.0.1",
         "max_body_bytes": 64 * 1024,
         "import_max_bytes": 8 * 1024 * 1024,
+        "import_max_games": 2000,
+        "table_max_people": 500,
         "create_rate_limit": "20/minute;200/day",
         "streams_per_game": 100,
         "streams_total": 2000,

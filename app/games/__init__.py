@@ -2,8 +2,14 @@
 back: the one read), changes.py (how a change is made and told), service.py and seating.py
 (the operations), records.py (recorded games brought in by import)."""
 
-from .changes import CommitHook, GameListener, on_change, on_commit, open_game
-from .records import RoundRecord, add_recorded_game
+from .changes import CommitHook, GameListener, on_change, on_commit, on_purge, open_game
+from .records import (
+    RecordedGame,
+    RoundRecord,
+    add_recorded_game,
+    add_recorded_games,
+    check_recorded_game,
+)
 from .seating import add_player, clean_names, remove_player
 from .service import (
     add_tiebreak,
@@ -12,6 +18,7 @@ from .service import (
     finish_game,
     load_for_live_pages,
     load_game,
+    purge_deleted,
     rematch_game,
     replace_keeper_code,
     restore_game,
@@ -56,6 +63,7 @@ __all__ = [
     "PlayerState",
     "ReadOnlyLink",
     "ReplacedLink",
+    "RecordedGame",
     "RoundRecord",
     "RoundState",
     "SeatEntry",
@@ -63,7 +71,9 @@ __all__ = [
     "StartPoints",
     "add_player",
     "add_recorded_game",
+    "add_recorded_games",
     "add_tiebreak",
+    "check_recorded_game",
     "clean_names",
     "code_hash",
     "create_game",
@@ -74,8 +84,10 @@ __all__ = [
     "new_code",
     "on_change",
     "on_commit",
+    "on_purge",
     "open_game",
     "parse_cards",
+    "purge_deleted",
     "rematch_game",
     "remove_player",
     "replace_keeper_code",

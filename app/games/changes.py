@@ -4,7 +4,7 @@ live pages) after."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlmodel import Session
@@ -16,8 +16,10 @@ from .store import OpenGame
 
 GameListener = Callable[[Session, GameChange], None]
 CommitHook = Callable[[GameState], None]
+PurgeListener = Callable[[Session, Sequence[int]], None]
 _listeners: list[GameListener] = []
 _committed: list[CommitHook] = []
+_purged: list[PurgeListener] = []
 
 
 def on_change(listener: GameListener) -> None:
@@ -32,6 +34,19 @@ def on_commit(hook: CommitHook) -> None:
     told so). Registering the same hook twice is once."""
     if hook not in _committed:
         _committed.append(hook)
+
+
+def on_purge(listener: PurgeListener) -> None:
+    """Call listener with the ids of games about to be removed for good, inside the purge's
+    transaction, so another service drops what it keeps of them first."""
+    if listener not in _purged:
+        _purged.append(listener)
+
+
+def tell_purged(session: Session, game_ids: Sequence[int]) -> None:
+    """Hand the ids of games about to be removed to every purge listener."""
+    for listener in _purged:
+        listener(session, game_ids)
 
 
 def open_game(session: Session, *, code: str, include_deleted: bool = False) -> OpenGame:

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session
 
-from ..models import Game, GameRound, Seat, SeatScore
+from ..models import Game, GameRound, Seat, SeatScore, new_uid
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, Decks
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder
 from ..rules.scoring import SeatResult, score_round
@@ -38,8 +38,20 @@ class RoundRecord:
     players_in: Sequence[int] | None = None
 
 
-def add_recorded_game(
-    session: Session,
+@dataclass(frozen=True)
+class RecordedGame:
+    """A recorded game checked by the rules, not yet written: its rows, and the game as it
+    will be once written (game_id 0 until then)."""
+
+    game: dict[str, Any]
+    seats: list[dict[str, Any]]
+    rounds: list[dict[str, Any]]
+    scores: dict[int, list[dict[str, Any]]]
+    """Each played round's result rows, by round number."""
+    state: GameState
+
+
+def check_recorded_game(
     *,
     players: Sequence[str],
     first_dealer: int,
@@ -49,10 +61,11 @@ def add_recorded_game(
     mode: GameMode | None = None,
     order: RoundOrder = "up",
     seats: Sequence[PlayerState] | None = None,
-) -> GameState:
-    """Add a whole game from a record (an import) inside the caller's transaction, checking
-    every round with the rules; GameError or RoundError when the record cannot stand. One
-    player (or mode "solitaire") is a solitaire game; seats say who joined or left when."""
+) -> RecordedGame:
+    """A whole game from a record (an import), every round checked with the rules; GameError
+    or RoundError when the record cannot stand. Nothing is written: add_recorded_games does
+    that, many games at once. One player (or mode "solitaire") is a solitaire game; seats say
+    who joined or left when."""
     names = clean_names(players)
     solitaire = mode == "solitaire" or (mode is None and len(names) == 1)
     if solitaire and len(names) != 1:
@@ -70,33 +83,11 @@ def add_recorded_game(
     kinds = [r.kind for r in rounds]
     if "tiebreak" in kinds and (solitaire or "round" in kinds[kinds.index("tiebreak") :]):
         raise GameError("A tie-break round comes only after the eleven rounds of a game.")
-    game = Game(
-        code=new_code(),
-        watch_code=new_code(),
-        first_dealer=first_dealer,
-        created_at=created_at,
-        finished_at=finished_at,
-        mode="solitaire" if solitaire else "game",
-        round_order="up" if solitaire else order,
-    )
-    session.add(game)
-    session.flush()
-    session.add_all(
-        Seat(
-            game_id=game.id,
-            position=p,
-            name=player.name,
-            start_points=player.start_points,
-            joined_round=player.joined_round,
-            left_round=player.left_round,
-        )
-        for p, player in enumerate(players_state)
-    )
     played_all = True
     plans: list[dict[str, Any]] = []
-    scored: dict[
-        int, tuple[Sequence[SeatResult | None], list[int | None], int | None, str | None]
-    ] = {}
+    round_states: list[RoundState] = []
+    scores_by_round: dict[int, list[dict[str, Any]]] = {}
+    saved_at = finished_at or created_at
     for record in rounds:
         round_name = f"{'pile' if solitaire else 'round'} {record.number}"
         if record.wild_rank not in RANK_CODES or not 0 <= record.dealer < seat_count:
@@ -110,72 +101,183 @@ def add_recorded_game(
             first_player = next((s for s in clockwise if s in players_in), record.dealer)
         if not 0 <= first_player < seat_count:
             raise GameError(f"Round {record.number} starts with a seat the game does not have.")
-        plans.append(
-            {
-                "game_id": game.id,
-                "number": record.number,
-                "cards_dealt": record.cards_dealt,
-                "wild_rank": record.wild_rank,
-                "dealer": record.dealer,
-                "first_player": first_player,
-                "kind": record.kind,
-                "players_in": store.seat_list(players_in),
-            }
-        )
+        plan = {
+            "number": record.number,
+            "cards_dealt": record.cards_dealt,
+            "wild_rank": record.wild_rank,
+            "dealer": record.dealer,
+            "first_player": first_player,
+            "kind": record.kind,
+            "players_in": store.seat_list(players_in),
+        }
+        plans.append(plan)
+        entries = None
         if record.results is None:
             played_all = False
-            continue
-        # Solitaire piles are saved in any order; a game's rounds one after another.
-        if not played_all and not solitaire:
-            raise GameError(f"Round {record.number} is saved after a round that was not played.")
-        layout = None
-        if solitaire:
-            pile = RoundState(
+        else:
+            # Solitaire piles are saved in any order; a game's rounds one after another.
+            if not played_all and not solitaire:
+                raise GameError(
+                    f"Round {record.number} is saved after a round that was not played."
+                )
+            rows = _scored_rows(record, names, players_in, solitaire, round_name, saved_at)
+            scores_by_round[record.number] = rows
+            saved = {row["position"]: store.entry_of(SeatScore(**row)) for row in rows}
+            entries = tuple(saved.get(p) for p in range(seat_count)) if saved else None
+        round_states.append(
+            RoundState(
                 number=record.number,
                 cards_dealt=record.cards_dealt,
                 wild_rank=record.wild_rank,
-                dealer=0,
-                first_player=0,
-                entries=None,
-            )
-            scores, went_out, pile_layout = score_pile_result(record.results, pile, round_name)
-            layout = None if pile_layout is None else json.dumps(pile_layout)
-        else:
-            outcome = score_round(
-                record.results,
-                seat_names=names,
-                cards_dealt=record.cards_dealt,
-                wild_rank=record.wild_rank,
-                decks=Decks.for_players(len(players_in)),
+                dealer=record.dealer,
+                first_player=first_player,
+                entries=entries,
+                kind=record.kind,
                 players_in=players_in,
-                round_name=round_name,
             )
-            scores, went_out = outcome.scores, outcome.went_out
-        scored[record.number] = (record.results, scores, went_out, layout)
-    # Many games at once (a whole table's history): rows go in as plain inserts.
-    round_ids = dict(
-        session.execute(insert(GameRound).returning(GameRound.number, GameRound.id), plans).all()
+        )
+    if played_all and finished_at is None:
+        finished_at = created_at
+    game = {
+        "code": new_code(),
+        "watch_code": new_code(),
+        "first_dealer": first_dealer,
+        "created_at": created_at,
+        "finished_at": finished_at,
+        "mode": "solitaire" if solitaire else "game",
+        "round_order": "up" if solitaire else order,
+        "uid": new_uid(),
+        "version": 1,
+    }
+    state = GameState(
+        code=game["code"],
+        watch_code=game["watch_code"],
+        can_edit=True,
+        players=tuple(names),
+        first_dealer=first_dealer,
+        rounds=tuple(round_states),
+        finished=finished_at is not None,
+        version=1,
+        uid=game["uid"],
+        created_at=created_at,
+        finished_at=finished_at,
+        mode="solitaire" if solitaire else "game",
+        order="up" if solitaire else order,
+        seats=tuple(players_state),
     )
-    score_rows = [
+    seat_rows = [
         {
-            "round_id": round_ids[number],
+            "position": position,
+            "name": player.name,
+            "start_points": player.start_points,
+            "joined_round": player.joined_round,
+            "left_round": player.left_round,
+        }
+        for position, player in enumerate(players_state)
+    ]
+    return RecordedGame(game, seat_rows, plans, scores_by_round, state)
+
+
+def _scored_rows(
+    record: RoundRecord,
+    names: Sequence[str],
+    players_in: tuple[int, ...],
+    solitaire: bool,
+    round_name: str,
+    saved_at: datetime,
+) -> list[dict[str, Any]]:
+    """A played round's result rows, checked by the rules (RoundError when it cannot be)."""
+    assert record.results is not None
+    layout = None
+    if solitaire:
+        pile = RoundState(
+            number=record.number,
+            cards_dealt=record.cards_dealt,
+            wild_rank=record.wild_rank,
+            dealer=0,
+            first_player=0,
+            entries=None,
+        )
+        scores, went_out, pile_layout = score_pile_result(record.results, pile, round_name)
+        layout = None if pile_layout is None else json.dumps(pile_layout)
+    else:
+        outcome = score_round(
+            record.results,
+            seat_names=names,
+            cards_dealt=record.cards_dealt,
+            wild_rank=record.wild_rank,
+            decks=Decks.for_players(len(players_in)),
+            players_in=players_in,
+            round_name=round_name,
+        )
+        scores, went_out = outcome.scores, outcome.went_out
+    return [
+        {
             "position": position,
             "points": points,
             "went_out": position == went_out,
             "cards": None if result.cards is None else ",".join(c.code for c in result.cards),
             "layout": layout,
-            "saved_at": finished_at or created_at,
+            "saved_at": saved_at,
         }
-        for number, (results, scores, went_out, layout) in scored.items()
-        for position, (result, points) in enumerate(zip(results, scores, strict=True))
+        for position, (result, points) in enumerate(zip(record.results, scores, strict=True))
         if result is not None and points is not None
     ]
+
+
+def add_recorded_games(session: Session, recorded: Sequence[RecordedGame]) -> list[GameState]:
+    """Write checked games inside the caller's transaction: one INSERT a kind of row (games,
+    seats, rounds, results), whatever their number. Returns each game as written."""
+    if not recorded:
+        return []
+    game_ids = (
+        session.execute(
+            insert(Game).returning(Game.id, sort_by_parameter_order=True),
+            [game.game for game in recorded],
+        )
+        .scalars()
+        .all()
+    )
+    session.execute(
+        insert(Seat),
+        [
+            {**seat, "game_id": game_id}
+            for game, game_id in zip(recorded, game_ids, strict=True)
+            for seat in game.seats
+        ],
+    )
+    round_ids = (
+        session.execute(
+            insert(GameRound).returning(GameRound.id, sort_by_parameter_order=True),
+            [
+                {**plan, "game_id": game_id}
+                for game, game_id in zip(recorded, game_ids, strict=True)
+                for plan in game.rounds
+            ],
+        )
+        .scalars()
+        .all()
+    )
+    ids = iter(round_ids)
+    score_rows = []
+    for game in recorded:
+        for plan in game.rounds:
+            round_id = next(ids)
+            score_rows.extend(
+                {**row, "round_id": round_id} for row in game.scores.get(plan["number"], ())
+            )
     if score_rows:
         session.execute(insert(SeatScore), score_rows)
-    if played_all and game.finished_at is None:
-        game.finished_at = created_at
-    session.flush()
-    return store.read(session, code=game.code, for_edit=False).state()
+    return [
+        replace(game.state, game_id=game_id)
+        for game, game_id in zip(recorded, game_ids, strict=True)
+    ]
+
+
+def add_recorded_game(session: Session, **record: Any) -> GameState:
+    """One recorded game, checked and written inside the caller's transaction."""
+    (state,) = add_recorded_games(session, [check_recorded_game(**record)])
+    return state
 
 
 def _recorded_seats(

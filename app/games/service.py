@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
 from ..db import begin_write
-from ..models import Game, ReplacedCode, Seat, SeatScore
+from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS
 from ..rules.schedule import ROUND_ORDERS, RoundOrder, plan_rounds, plan_tiebreak, solitaire_piles
 from ..rules.scoring import RoundError, SeatResult, score_round
@@ -337,3 +337,31 @@ def restore_game(
 def uids_of(session: Session, *, game_ids: Sequence[int]) -> set[str]:
     """The stable ids of these games."""
     return set(session.exec(select(Game.uid).where(col(Game.id).in_(game_ids))).all())
+
+
+def purge_deleted(session: Session, *, now: datetime | None = None) -> int:
+    """Remove for good the games deleted more than RESTORE_DAYS ago (their rounds, seats,
+    results and replaced codes, and whatever the purge listeners keep of them). Returns how
+    many went."""
+    cutoff = (now or datetime.now(UTC)) - timedelta(days=RESTORE_DAYS)
+    begin_write(session)
+    game_ids = list(
+        session.exec(
+            select(Game.id).where(col(Game.deleted_at).is_not(None), col(Game.deleted_at) < cutoff)
+        ).all()
+    )
+    if not game_ids:
+        session.rollback()
+        return 0
+    changes.tell_purged(session, game_ids)
+    round_ids = select(GameRound.id).where(col(GameRound.game_id).in_(game_ids))
+    for statement in (
+        delete(SeatScore).where(col(SeatScore.round_id).in_(round_ids)),
+        delete(GameRound).where(col(GameRound.game_id).in_(game_ids)),
+        delete(Seat).where(col(Seat.game_id).in_(game_ids)),
+        delete(ReplacedCode).where(col(ReplacedCode.game_id).in_(game_ids)),
+        delete(Game).where(col(Game.id).in_(game_ids)),
+    ):
+        session.execute(statement)
+    session.commit()
+    return len(game_ids)

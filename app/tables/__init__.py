@@ -3,7 +3,7 @@ operations and the one read of a table), sums.py (each game's copy and the stats
 step with every change to a game)."""
 
 from .service import (
-    add_recorded_game,
+    add_recorded_games,
     check_keeper_code,
     clean_table_name,
     create_table,
@@ -13,7 +13,7 @@ from .service import (
     known_sources,
     load_table,
     merge_people,
-    refresh_stats,
+    people_after,
     rename_person,
     start_game,
 )
@@ -29,7 +29,7 @@ from .state import (
     TableState,
     TableSummary,
 )
-from .sums import record_change
+from .sums import forget_games, record_change
 
 __all__ = [
     "TABLE_NAME_LENGTH",
@@ -42,18 +42,19 @@ __all__ = [
     "TableNotFound",
     "TableState",
     "TableSummary",
-    "add_recorded_game",
+    "add_recorded_games",
     "check_keeper_code",
     "clean_table_name",
     "create_table",
     "find_tables",
+    "forget_games",
     "game_codes",
     "is_keeper_code",
     "known_sources",
     "load_table",
     "merge_people",
     "record_change",
-    "refresh_stats",
+    "people_after",
     "rename_person",
     "start_game",
 ]

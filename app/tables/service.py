@@ -15,6 +15,7 @@ from .. import games
 from ..db import begin_write
 from ..games import GameMode, GameState
 from ..models import PairSums, Person, PersonGame, PersonSums, PlayTable, TableGame
+from ..names import UnreadableText, looks_blank, plain_name
 from ..rules.schedule import RoundOrder
 from ..rules.stats import HeadToHead, PersonStats, PersonTotals, stats_from_totals
 from .state import (
@@ -29,7 +30,7 @@ from .state import (
     TableState,
     TableSummary,
 )
-from .sums import SUM_FIELDS, link_game, people_for, sum_table
+from .sums import SUM_FIELDS, link_game, link_games, people_for, sum_table
 
 
 def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
@@ -57,10 +58,16 @@ def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]
 
 
 def clean_table_name(name: str) -> str:
-    """The table's name, trimmed; TableError when empty or too long."""
-    cleaned = " ".join(str(name).split())
+    """The table's name in the form player names take (one normal form, no control or
+    invisible characters, spaces folded); TableError when it shows nothing or is too long."""
+    try:
+        cleaned = plain_name(str(name))
+    except UnreadableText as error:
+        raise TableError(f"The table's name {error}: type it again.") from error
     if not cleaned:
         raise TableError("Give the table a name, such as your family's.")
+    if looks_blank(cleaned):
+        raise TableError("The table's name shows nothing: type letters or emoji.")
     if len(cleaned) > TABLE_NAME_LENGTH:
         raise TableError(f"Table names have at most {TABLE_NAME_LENGTH} letters.")
     return cleaned
@@ -106,11 +113,20 @@ def start_game(
     first_dealer: int = 0,
     order: RoundOrder = "up",
     mode: GameMode | None = None,
+    max_people: int | None = None,
 ) -> GameState:
     """Start a game at the table: names that match a person (ignoring case) are that person,
-    new names become new people of the table."""
+    new names become new people of the table (TableError beyond max_people in all)."""
     table = _find(session, table_code)
     table_id = table.id
+    if max_people is not None:
+        people = people_after(session, table_code=table_code, names=games.clean_names(players))
+        if people > max_people:
+            raise TableError(
+                f"This game would bring the table to {people} people; a table has at most "
+                f"{max_people} (TABLE_MAX_PEOPLE). Merge people who are the same, or start "
+                "the game without the table."
+            )
     session.rollback()
     state = games.create_game(
         session, players=players, first_dealer=first_dealer, order=order, mode=mode
@@ -172,25 +188,36 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
     return load_table(session, code=table_code)
 
 
-def add_recorded_game(
-    session: Session, *, table_code: str, state: GameState, source_id: str
+def add_recorded_games(
+    session: Session, *, table_code: str, recorded: Sequence[tuple[GameState, str]]
 ) -> None:
-    """Put a game just recorded (an import, inside the caller's transaction) at the table;
-    call refresh_stats once every game is in."""
+    """Put games just recorded (an import, inside the caller's transaction) at the table,
+    each with the stable id it came with, and sum everyone's stats again: one INSERT a kind
+    of row, whatever the number of games."""
     table = _find(session, table_code)
-    link_game(
+    table_id = table.id or 0
+    names = {name.casefold(): name for state, _ in recorded for name in state.players}
+    person_of = dict(zip(names, people_for(session, table_id, list(names.values())), strict=True))
+    link_games(
         session,
-        table.id or 0,
-        state,
-        people_for(session, table.id or 0, state.players),
-        source_id=source_id,
-        refresh=False,
+        table_id,
+        [
+            (state, [person_of[name.casefold()] for name in state.players], source_id)
+            for state, source_id in recorded
+        ],
     )
+    sum_table(session, table_id)
 
 
-def refresh_stats(session: Session, *, table_code: str) -> None:
-    """Sum everyone's stats again (after recording many games at once)."""
-    sum_table(session, _find(session, table_code).id or 0)
+def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> int:
+    """How many people the table would have with these names among them (names match
+    people ignoring case)."""
+    table = _find(session, table_code, for_edit=False)
+    known = {
+        name.casefold()
+        for name in session.exec(select(Person.name).where(Person.table_id == table.id)).all()
+    }
+    return len(known | {name.casefold() for name in names})
 
 
 def known_sources(session: Session, *, table_code: str) -> set[str]:
@@ -228,7 +255,9 @@ def _find(session: Session, code: str, *, for_edit: bool = True) -> PlayTable:
 
 
 def _person(session: Session, table: PlayTable, person_id: int) -> Person:
-    person = session.get(Person, person_id)
+    # Ids are 64-bit: a larger number (from a path or a form) is nobody, not a database error.
+    in_range = 0 < person_id < 2**63
+    person = session.get(Person, person_id) if in_range else None
     if person is None or person.table_id != table.id:
         raise NoSuchPerson(f"Person {person_id} is not at this table.")
     return person

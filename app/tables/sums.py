@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, not_, true, update
+from sqlalchemy import and_, bindparam, case, insert, not_, true, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, delete, func, select
 
 from ..db import upsert_from_select
 from ..games import GameChange, GameState
-from ..models import PairSums, Person, PersonGame, PersonSums, Seat, TableGame
+from ..models import PairSums, Person, PersonGame, PersonSums, Seat, TableGame, utc_now
 from ..rules.stats import PersonTotals, game_outcomes
 
 SUM_FIELDS = [f.name for f in fields(PersonTotals)]
@@ -58,42 +58,66 @@ def link_game(
     person_ids: Sequence[int],
     *,
     source_id: str | None = None,
-    refresh: bool = True,
 ) -> None:
     """Put a game at the table, the person in each seat with their result so far."""
-    session.add(
-        TableGame(
-            table_id=table_id,
-            game_id=state.game_id,
-            source_id=source_id,
-            created_at=state.created_at,
-            **_listing(state),
-        )
-    )
-    session.add_all(
-        PersonGame(table_id=table_id, game_id=state.game_id, person_id=person, **result)
-        for person, result in zip(person_ids, _results(state), strict=True)
-    )
-    session.flush()
-    if refresh and state.finished and not state.deleted:
+    link_games(session, table_id, [(state, person_ids, source_id)])
+    if state.finished and not state.deleted:
         sum_game(session, state.game_id)
 
 
+def link_games(
+    session: Session,
+    table_id: int,
+    games: Sequence[tuple[GameState, Sequence[int], str | None]],
+) -> None:
+    """Put games at the table (each with the person in each seat, and the stable id it was
+    imported with): one INSERT for the list, one for the seats. The sums are the caller's."""
+    if not games:
+        return
+    session.execute(
+        insert(TableGame),
+        [
+            {
+                "table_id": table_id,
+                "game_id": state.game_id,
+                "source_id": source_id,
+                "created_at": state.created_at,
+                **_listing(state),
+            }
+            for state, _, source_id in games
+        ],
+    )
+    session.execute(
+        insert(PersonGame),
+        [
+            {"table_id": table_id, "game_id": state.game_id, "person_id": person, **result}
+            for state, person_ids, _ in games
+            for person, result in zip(person_ids, _results(state), strict=True)
+        ],
+    )
+
+
 def people_for(session: Session, table_id: int, names: Sequence[str]) -> list[int]:
-    """The person for each name, ignoring case; new names become new people."""
-    people = session.exec(
-        select(Person).where(Person.table_id == table_id).order_by(col(Person.id))
-    ).all()
-    known = {person.name.casefold(): person for person in people}
-    ids = []
+    """The person for each name, ignoring case; new names become new people (one INSERT
+    for all of them)."""
+    known = {
+        name.casefold(): person_id
+        for person_id, name in session.exec(
+            select(Person.id, Person.name).where(Person.table_id == table_id)
+        ).all()
+    }
+    new: dict[str, str] = {}  # the first spelling of each new name
     for name in names:
-        person = known.get(name.casefold())
-        if person is None:
-            person = known[name.casefold()] = Person(table_id=table_id, name=name)
-            session.add(person)
-            session.flush()
-        ids.append(person.id or 0)
-    return ids
+        if name.casefold() not in known:
+            new.setdefault(name.casefold(), name)
+    if new:
+        now = utc_now()
+        made = session.execute(
+            insert(Person).returning(Person.id, sort_by_parameter_order=True),
+            [{"table_id": table_id, "name": name, "created_at": now} for name in new.values()],
+        ).scalars()
+        known.update(zip(new, made, strict=True))
+    return [known[name.casefold()] for name in names]
 
 
 def _listing(state: GameState) -> dict[str, Any]:
@@ -303,3 +327,10 @@ def _upsert_sums(session: Session, chosen_people: Any, pairs: Any) -> None:
         pair_sums,
         ["person_id", "other_id"],
     )
+
+
+def forget_games(session: Session, game_ids: Sequence[int]) -> None:
+    """Drop the table's copy of games being removed for good (deleted long ago: their rows
+    no longer count in any sum, so no sum changes)."""
+    session.execute(delete(PersonGame).where(col(PersonGame.game_id).in_(game_ids)))
+    session.execute(delete(TableGame).where(col(TableGame.game_id).in_(game_ids)))

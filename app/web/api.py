@@ -1,5 +1,10 @@
 """The JSON API for games and the hand checker: thin routes over the games service. Errors
-are answered by the app's handlers (web/errors.py)."""
+are answered by the app's handlers (web/errors.py).
+
+A change opens its game (the write lock, then the one read that also checks the code is the
+scorekeeper's) in the same thread that makes it, so the lock is held only while the change is
+made: a watch code gets 403 whatever it sends (a body that cannot be read is answered with
+the code's problem first, errors.py)."""
 
 from typing import Annotated, Any
 
@@ -14,6 +19,7 @@ from ..games import (
     create_game,
     finish_game,
     load_game,
+    open_game,
     parse_cards,
     remove_player,
     replace_keeper_code,
@@ -23,7 +29,7 @@ from ..rules.cards import Decks
 from ..rules.scoring import SeatResult
 from ..rules.solver import check_hand_size, round_wild_rank, solve
 from ..tables import start_game
-from .deps import Code, KeeperGame, check_create_limit
+from .deps import Code, check_create_limit
 from .errors import api_problem
 from .schemas import GameCreate, GamePublic, HandCheck, PlayerJoin, RoundSave, game_public
 
@@ -57,6 +63,7 @@ def create(body: GameCreate, request: Request, session: SessionDep) -> Any:
                 players=body.players,
                 first_dealer=body.first_dealer,
                 order=body.order,
+                max_people=request.app.state.settings.table_max_people,
             )
     except GameError as error:  # names or seats that cannot make a game: what was sent
         return api_problem(422, str(error))
@@ -71,12 +78,13 @@ def read(code: Code, session: SessionDep) -> Any:
 
 @router.put("/games/{code}/rounds/{number}", response_model=GamePublic, responses=WRITE_ERRORS)
 def put_round(
-    game: KeeperGame,
+    code: Code,
     number: Annotated[int, Path(description="Round number, 1 to 11")],
     body: Annotated[RoundSave, Body()],
     session: SessionDep,
 ) -> Any:
     """Save or correct one round."""
+    game = open_game(session, code=code)
     results = [
         None
         if entry is None
@@ -92,9 +100,9 @@ def put_round(
 
 
 @router.post("/games/{code}/finish", response_model=GamePublic, responses=WRITE_ERRORS)
-def finish(game: KeeperGame, session: SessionDep) -> Any:
+def finish(code: Code, session: SessionDep) -> Any:
     """End the game now; the lowest total wins."""
-    return JSONResponse(game_public(finish_game(session, game=game)))
+    return JSONResponse(game_public(finish_game(session, code=code)))
 
 
 @router.post(
@@ -103,9 +111,9 @@ def finish(game: KeeperGame, session: SessionDep) -> Any:
     response_model=GamePublic,
     responses={**WRITE_ERRORS, 409: {"description": "No shared lowest total to break"}},
 )
-def tiebreak(game: KeeperGame, session: SessionDep) -> Any:
+def tiebreak(code: Code, session: SessionDep) -> Any:
     """Deal a 6-card tie-break round to the players sharing the lowest total."""
-    return JSONResponse(game_public(add_tiebreak(session, game=game)), status_code=201)
+    return JSONResponse(game_public(add_tiebreak(session, code=code)), status_code=201)
 
 
 @router.post(
@@ -114,26 +122,26 @@ def tiebreak(game: KeeperGame, session: SessionDep) -> Any:
     response_model=GamePublic,
     responses=WRITE_ERRORS,
 )
-def join(game: KeeperGame, body: Annotated[PlayerJoin, Body()], session: SessionDep) -> Any:
+def join(code: Code, body: Annotated[PlayerJoin, Body()], session: SessionDep) -> Any:
     """Seat a new player from the next unsaved round on."""
-    state = add_player(session, game=game, name=body.name, seat=body.seat, start=body.start)
+    state = add_player(session, code=code, name=body.name, seat=body.seat, start=body.start)
     return JSONResponse(game_public(state), status_code=201)
 
 
 @router.delete("/games/{code}/players/{seat}", response_model=GamePublic, responses=WRITE_ERRORS)
 def leave(
-    game: KeeperGame,
+    code: Code,
     seat: Annotated[int, Path(description="The seat of the player who leaves, from 0")],
     session: SessionDep,
 ) -> Any:
     """Take a player out from the next unsaved round on; their total stays on the sheet."""
-    return JSONResponse(game_public(remove_player(session, game=game, seat=seat)))
+    return JSONResponse(game_public(remove_player(session, code=code, seat=seat)))
 
 
 @router.post("/games/{code}/scorekeeper-code", response_model=GamePublic, responses=WRITE_ERRORS)
-def replace_code(game: KeeperGame, session: SessionDep) -> Any:
+def replace_code(code: Code, session: SessionDep) -> Any:
     """Replace the scorekeeper code; the old one stops working at once."""
-    return JSONResponse(game_public(replace_keeper_code(session, game=game)))
+    return JSONResponse(game_public(replace_keeper_code(session, code=code)))
 
 
 @router.post("/hands/solve", tags=["hands"])

@@ -26,17 +26,6 @@ Code = Annotated[str, Path(description="The game's code from its link")]
 TableCode = Annotated[str, Path(description="The table's code from its link")]
 
 
-def keeper_game(code: Code, session: SessionDep) -> OpenGame:
-    """The game opened for a change (the write lock taken, its rows read once), once the
-    code is known to be its scorekeeper's: checked before the body is used, so a watch code
-    gets 403 whatever it sends (GameNotFound and ReadOnlyLink are answered by the app's
-    handlers)."""
-    return open_game(session, code=code)
-
-
-KeeperGame = Annotated[OpenGame, Depends(keeper_game)]
-
-
 def keeper_table_code(code: TableCode, session: SessionDep) -> str:
     """The code, once it is known to be the table's scorekeeper code (else 404 or 403)."""
     check_keeper_code(session, code=code)

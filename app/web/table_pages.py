@@ -3,6 +3,7 @@ delete and undo. Thin routes over the tables, games and exports services."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Request
@@ -113,8 +114,9 @@ async def table_new_game(request: Request, code: Code, session: SessionDep) -> R
                 first_dealer=first_dealer,
                 order=form.order,
                 mode="solitaire" if form.mode == "solitaire" else "game",
+                max_people=request.app.state.settings.table_max_people,
             )
-        except GameError as error:
+        except (GameError, TableError) as error:
             form.error, status = str(error), 422
         except RateLimited as error:
             form.error, status = str(error), 429
@@ -137,7 +139,7 @@ async def rename_or_merge(
     fields = await posted_fields(request)
     try:
         if fields.get("into"):
-            into = int(fields["into"]) if fields["into"].isdigit() else -1
+            into = int(fields["into"]) if re.fullmatch(r"[0-9]{1,20}", fields["into"]) else -1
             merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
         else:
             rename_person(

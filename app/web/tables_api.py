@@ -6,12 +6,20 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, status
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from ..db import SessionDep
-from ..exports import ImportRefused, game_document, import_table, table_document
-from ..games import GameError, delete_game, load_game, rematch_game, restore_game
+from ..exports import (
+    ImportRefused,
+    ImportTooBig,
+    check_nesting,
+    game_document,
+    import_table,
+    table_document,
+)
+from ..games import GameError, delete_game, load_game, open_game, rematch_game, restore_game
 from ..tables import TableError, create_table, load_table, merge_people, rename_person
-from .deps import KeeperGame, KeeperTableCode, TableCode, check_create_limit, check_rematch_limit
+from .deps import Code, KeeperTableCode, TableCode, check_create_limit, check_rematch_limit
 from .errors import api_problem
 from .schemas import PersonMerge, PersonRename, TableCreate, game_public, table_public
 
@@ -79,23 +87,41 @@ def export_table(code: TableCode, session: SessionDep) -> Any:
 
 @router.post("/tables/{code}/import", responses=TABLE_ERRORS)
 async def import_games(code: KeeperTableCode, request: Request, session: SessionDep) -> Any:
-    """Recreate an export's games at the table; games already there are skipped."""
+    """Recreate an export's games at the table; games already there are skipped. Counted
+    against CREATE_RATE_LIMIT like a new game; IMPORT_MAX_GAMES and TABLE_MAX_PEOPLE are
+    checked before anything else, and the games are written off the event loop."""
+    settings = request.app.state.settings
+    check_create_limit(request)
+    raw = await request.body()
     try:
-        document = json.loads(await request.body())
-    except (ValueError, UnicodeDecodeError):
-        return api_problem(422, "The document is not valid JSON.")
-    try:
-        added = import_table(session, table_code=code, document=document)
+        check_nesting(raw)
+        document = json.loads(raw)
     except ImportRefused as error:
         return api_problem(422, str(error))
-    state = load_table(session, code=code, games_limit=GAMES_LISTED)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return api_problem(422, "The document is not valid JSON.")
+    try:
+        added = await run_in_threadpool(
+            import_table,
+            session,
+            table_code=code,
+            document=document,
+            max_games=settings.import_max_games,
+            max_people=settings.table_max_people,
+        )
+    except ImportTooBig as error:
+        return api_problem(413, str(error))
+    except ImportRefused as error:
+        return api_problem(422, str(error))
+    state = await run_in_threadpool(load_table, session, code=code, games_limit=GAMES_LISTED)
     return JSONResponse({"imported": added, "table": table_public(state)})
 
 
 @router.post("/games/{code}/rematch", status_code=status.HTTP_201_CREATED)
-def rematch(game: KeeperGame, request: Request, session: SessionDep) -> Any:
+def rematch(code: Code, request: Request, session: SessionDep) -> Any:
     """Start the next game: the same players and seats, the deal one seat further on (a new
     game: counted against CREATE_RATE_LIMIT)."""
+    game = open_game(session, code=code)
     check_rematch_limit(request, session, game)
     state, created = rematch_game(session, game=game)
     return JSONResponse(game_public(state), status_code=201 if created else 200)
@@ -108,9 +134,9 @@ def export_game(code: Annotated[str, Path()], session: SessionDep) -> Any:
 
 
 @router.delete("/games/{code}")
-def delete(game: KeeperGame, session: SessionDep) -> Any:
+def delete(code: Code, session: SessionDep) -> Any:
     """Delete the game: it leaves lists and stats; it can be restored for 30 days."""
-    state = delete_game(session, game=game)
+    state = delete_game(session, code=code)
     return JSONResponse({"deleted": True, "code": state.code})
 
 
