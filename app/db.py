@@ -1,6 +1,8 @@
 """The storage layer: engines for SQLite and PostgreSQL, write transactions and row locks,
 sessions. Everything that differs between the two databases lives here."""
 
+import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,13 +78,42 @@ def make_engine(database_url: str, *, busy_timeout_ms: int = 5000) -> Engine:
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.close()
 
+    # This process's writers queue here, each woken the moment the one before commits,
+    # rather than in SQLite's busy handler, which sleeps and polls (up to 100 ms a turn):
+    # under a crowd of saves that polling, not the saves, made the slowest wait a second.
+    writers = threading.Lock()
+    busy_seconds = busy_timeout_ms / 1000
+
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         # A deferred BEGIN that reads then writes fails with "database is locked" under load;
         # write transactions take the write lock up front instead.
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        if mode == "IMMEDIATE":
+            if not writers.acquire(timeout=busy_seconds):
+                raise OperationalError(
+                    "BEGIN IMMEDIATE", {}, sqlite3.OperationalError("database is locked")
+                )
+            connection.info["writing"] = True
+        try:
+            connection.exec_driver_sql(f"BEGIN {mode}")
+        except Exception:
+            _done_writing(connection)
+            raise
 
+    def _done_writing(connection: Connection) -> None:
+        if connection.info.pop("writing", False):
+            writers.release()
+
+    def _given_back(_dbapi_connection: Any, record: Any, *_: Any) -> None:
+        # A connection that goes back to the pool (or is thrown away) mid-write writes no more.
+        if record is not None and record.info.pop("writing", False):
+            writers.release()
+
+    event.listen(engine, "commit", _done_writing)
+    event.listen(engine, "rollback", _done_writing)
+    event.listen(engine.pool, "checkin", _given_back)
+    event.listen(engine.pool, "invalidate", _given_back)
     return engine
 
 

@@ -1,4 +1,4 @@
-"""Abuse, measured on a real server (`python -m app` on 127.0.0.1), three parts:
+"""Abuse, measured on a real server (`python -m app` on 127.0.0.1), five parts:
 
 1. Big bodies: four 20 MB JSON bodies at once (two with Content-Length, two chunked), the
    server's RSS before, at its peak and after, and GET /api/games/{code} times meanwhile.
@@ -7,9 +7,17 @@
 3. Held connections: the server started with its open-file limit at 1,024 (soft and hard),
    300 idle or slow connections held open, /healthz times and how much the log grew.
 
-Run with `make bench-abuse`; it prints the figures for docs/BENCHMARKS.md. Targets: RSS
-growth under 20 MB, GET p99 under 500 ms while streams open, /healthz under 1 s, log growth
-under 100 KB.
+4. A big import: 2,000 games of 4 players and 11 rounds in one document; how long it
+   takes, the server's RSS growth while it runs, and /healthz and another game's page meanwhile.
+5. A big table: 500 people and 2,000 games; the scorekeeper's and the watch table page and
+   GET /api/tables/{code}: size and time.
+
+Run with `make bench-abuse` (or name parts: `python bench/abuse.py big_import big_table`);
+it prints each figure beside its target, for docs/BENCHMARKS.md. Targets: RSS growth under
+20 MB for big bodies, GET p99 under 500 ms while streams open, /healthz under 1 s with held
+connections, log growth under 100 KB; the import under 30 s, growing RSS under 150 MB, with
+/healthz and pages under 500 ms meanwhile; the big table's pages and answer under 1 MB, the
+scorekeeper's page under 1 s.
 """
 
 import asyncio
@@ -89,12 +97,20 @@ class Server:
             response.read()
             return response.status, (time.monotonic() - began) * 1000
 
-    def post(self, path: str, body: dict) -> dict:
+    def post(self, path: str, body: dict | bytes, timeout: float = 10) -> dict:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         request = urllib.request.Request(
-            self.base + path, json.dumps(body).encode(), {"content-type": "application/json"}
+            self.base + path, raw, {"content-type": "application/json"}
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read())
+
+    def fetch(self, path: str) -> tuple[int, float]:
+        """Bytes of the answer (as sent, no compression asked for) and the time in ms."""
+        began = time.monotonic()
+        with urllib.request.urlopen(self.base + path, timeout=60) as response:
+            size = len(response.read())
+        return size, (time.monotonic() - began) * 1000
 
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
@@ -152,6 +168,7 @@ class Timer:
         self.done.set()
         t, failures = self.results.get(timeout=60)
         self.process.join()
+        self.times = t
         return (
             f"n={len(t)} p50 {percentile(t, 0.5):.1f} ms, p99 {percentile(t, 0.99):.1f} ms, "
             f"max {max(t, default=0):.1f} ms, failed {failures}"
@@ -333,10 +350,130 @@ def held_connections(folder: str) -> None:
         server.stop()
 
 
+IMPORT_GAMES = 2000
+IMPORT_PLAYERS = 4
+FAMILY = ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kit", "Lu"]
+BIG_TABLE_PEOPLE = 500
+WILD = {n: str(n + 2) if n + 2 <= 10 else "JQK"[n - 9] for n in range(1, 12)}
+
+
+def recorded_games(count: int, names_for) -> bytes:
+    """An export of count finished games of 11 rounds (the first seat goes out each round,
+    the others keep a wild card: 20 points)."""
+    games = []
+    for number in range(count):
+        players = names_for(number)
+        games.append(
+            {
+                "format": 1,
+                "id": f"bench-{number}",
+                "players": players,
+                "first_dealer": 0,
+                "created_at": f"2025-{1 + number % 12:02d}-{1 + number % 28:02d}T19:00:00+00:00",
+                "rounds": [
+                    {
+                        "number": n,
+                        "cards_dealt": n + 2,
+                        "wild_rank": WILD[n],
+                        "dealer": (n - 1) % len(players),
+                        "results": [{"points": 0, "went_out": True}]
+                        + [{"points": 20} for _ in players[1:]],
+                    }
+                    for n in range(1, 12)
+                ],
+            }
+        )
+    return json.dumps({"format": 1, "games": games}).encode()
+
+
+def big_import(folder: str) -> None:
+    server = Server(folder, Path(folder) / "import.log")
+    try:
+        other = server.post("/api/games", {"players": ["Ann", "Ben", "Cy"]})["code"]
+        table = server.post("/api/tables", {"name": "The Bench"})["code"]
+        document = recorded_games(
+            IMPORT_GAMES,
+            lambda n: [FAMILY[(n + i) % len(FAMILY)] for i in range(IMPORT_PLAYERS)],
+        )
+        for _ in range(20):
+            server.get("/healthz")
+            server.get(f"/g/{other}")
+        before = server.rss_mb()
+        peak = before
+        health, page = Timer(server, "/healthz"), Timer(server, f"/g/{other}")
+        health.start()
+        page.start()
+        answer: dict = {}
+
+        def send() -> None:
+            answer.update(server.post(f"/api/tables/{table}/import", document, timeout=300))
+
+        began = time.monotonic()
+        sender = threading.Thread(target=send)
+        sender.start()
+        while sender.is_alive():
+            peak = max(peak, server.rss_mb())
+            time.sleep(0.05)
+        took = time.monotonic() - began
+        health_times, page_times = health.stop(), page.stop()
+        worst = max(max(health.times, default=0), max(page.times, default=0))
+        print(
+            f"Big import: {IMPORT_GAMES} games of {IMPORT_PLAYERS} players and 11 rounds "
+            f"({len(document) / 1e6:.2f} MB of JSON)"
+        )
+        print(f"  imported {answer.get('imported')} games in {took:.1f} s (target < 30 s)")
+        print(
+            f"  server RSS: {before:.1f} MB before, peak {peak:.1f} MB "
+            f"(grew {peak - before:.1f} MB; target < 150 MB)"
+        )
+        print(f"  GET /healthz meanwhile: {health_times}")
+        print(f"  GET /g/{{code}} (another game) meanwhile: {page_times}")
+        verdict = took < 30 and peak - before < 150 and worst < 500
+        print(
+            f"  {'PASS' if verdict else 'FAIL'}: slowest answer meanwhile {worst:.1f} ms "
+            "(target < 500 ms)"
+        )
+    finally:
+        server.stop()
+
+
+def big_table(folder: str) -> None:
+    server = Server(folder, Path(folder) / "table.log")
+    try:
+        made = server.post("/api/tables", {"name": "The Big Family"})
+        keeper, watch = made["code"], made["watch_code"]
+        people = [f"Person {n:03d}" for n in range(BIG_TABLE_PEOPLE)]
+        document = recorded_games(
+            IMPORT_GAMES,
+            lambda n: [people[(n * 7 + i * 131) % len(people)] for i in range(IMPORT_PLAYERS)],
+        )
+        server.post(f"/api/tables/{keeper}/import", document, timeout=300)
+        print(f"Big table: {BIG_TABLE_PEOPLE} people, {IMPORT_GAMES} games")
+        verdicts = []
+        for label, path, most_ms in (
+            ("scorekeeper's table page", f"/t/{keeper}", 1000.0),
+            ("watch table page", f"/t/{watch}", None),
+            ("GET /api/tables/{code}", f"/api/tables/{keeper}", None),
+        ):
+            runs = [server.fetch(path) for _ in range(10)]
+            size = runs[0][0]
+            times = [ms for _, ms in runs]
+            within = size < 1_000_000 and (most_ms is None or max(times) < most_ms)
+            verdicts.append(within)
+            print(
+                f"  {label:<26} {size / 1000:8.1f} KB (target < 1000 KB), "
+                f"p50 {percentile(times, 0.5):.0f} ms, max {max(times):.0f} ms"
+                + (f" (target < {most_ms:.0f} ms)" if most_ms else "")
+                + f"  {'PASS' if within else 'FAIL'}"
+            )
+    finally:
+        server.stop()
+
+
 def main() -> int:
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="crownkeeper-abuse-") as folder:
-        parts = (big_bodies, many_streams, held_connections)
+        parts = (big_bodies, many_streams, held_connections, big_import, big_table)
         chosen = [p for p in parts if not sys.argv[1:] or p.__name__ in sys.argv[1:]]
         for part in chosen:
             sub = Path(folder) / part.__name__

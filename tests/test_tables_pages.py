@@ -3,9 +3,12 @@
 import re
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlmodel import Session
 
+from app.main import create_app
 from app.tables import start_game
+from tests.conftest import test_settings
 from tests.html import elements, visible_text
 from tests.tables_helpers import new_table, person, play, table_game
 
@@ -203,3 +206,50 @@ def test_a_long_table_shows_the_newest_games_and_a_link_to_all(client):
     assert "Show all 31 games" in visible_text(page)
     everything = client.get(f"/t/{table['code']}", params={"all": "1"}).text
     assert len([a for a in elements(everything, "a") if a.get("href", "").startswith("/g/")]) == 31
+
+
+def test_merge_by_choosing_a_name_on_the_persons_one_form(client):
+    table = new_table(client)
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 10]])
+    listed = client.get(f"/api/tables/{table['code']}").json()
+    anne, ben = person(listed, "Anne"), person(listed, "Ben")
+    page = client.get(f"/t/{table['code']}").text
+    # One form a person, one list of names for the whole page.
+    assert len(elements(page, "datalist")) == 1 and not elements(page, "select")
+    forms = [f for f in elements(page, "form") if "/people/" in (f.get("action") or "")]
+    assert len(forms) == 3
+    merged = client.post(
+        f"/t/{table['code']}/people/{anne['id']}",
+        data={"name": "Anne", "into_name": "  ann ", "action": "merge"},
+        follow_redirects=True,
+    )
+    text = visible_text(merged.text)
+    assert "Ann 2 games · 2 wins" in text and "Anne" not in text
+    nobody = client.post(
+        f"/t/{table['code']}/people/{ben['id']}",
+        data={"name": "Ben", "into_name": "Zed", "action": "merge"},
+    )
+    assert nobody.status_code == 422 and "Nobody called Zed" in visible_text(nobody.text)
+
+
+def test_the_table_page_grows_in_step_with_its_people(settings):
+    client = TestClient(create_app(test_settings(settings.database_url, create_rate_limit="off")))
+
+    def page(people):
+        table = new_table(client, f"Table of {people}")
+        names = [f"P{n:03d}" for n in range(people)]
+        for start in range(0, people, 4):
+            four = [names[(start + i) % people] for i in range(4)]
+            play(client, table_game(client, table, four), [[0, 10, 20, 30]])
+        return client.get(f"/t/{table['code']}").text
+
+    sizes = {}
+    with client:
+        for people in (12, 24, 48):
+            text = page(people)
+            # Each name is offered once for merging, not once for every other person.
+            assert len(elements(text, "option")) == people
+            sizes[people] = len(text.encode())
+    # Twice the people (and games) add about twice as much: in step, not by the square.
+    assert sizes[48] - sizes[24] < 2.6 * (sizes[24] - sizes[12])

@@ -14,6 +14,7 @@ from .service import (
     load_table,
     merge_people,
     people_after,
+    person_named,
     rename_person,
     start_game,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "merge_people",
     "record_change",
     "people_after",
+    "person_named",
     "rename_person",
     "start_game",
 ]

@@ -155,6 +155,21 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
     return load_table(session, code=table_code)
 
 
+def person_named(session: Session, *, table_code: str, name: str) -> int:
+    """The id of the table's person with this name (ignoring case and spacing); TableError
+    when nobody at the table has it."""
+    table = _find(session, table_code, for_edit=False)
+    wanted = " ".join(name.split()).casefold()
+    if not wanted:
+        raise TableError("Choose who they are the same person as.")
+    for person_id, person_name in session.exec(
+        select(Person.id, Person.name).where(Person.table_id == table.id)
+    ).all():
+        if person_name.casefold() == wanted:
+            return person_id or 0
+    raise TableError(f"Nobody called {' '.join(name.split())[:30]} is at this table.")
+
+
 def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: int) -> TableState:
     """Make two people one (a misspelt name): merge_id's games and stats become keep_id's."""
     begin_write(session)

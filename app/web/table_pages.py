@@ -34,6 +34,7 @@ from ..tables import (
     create_table,
     load_table,
     merge_people,
+    person_named,
     rename_person,
     start_game,
 )
@@ -54,7 +55,11 @@ def share_result(state: GameState) -> str:
     return result_line(state.players, state.totals, state.winners)
 
 
-templates.env.globals.update(share_result=share_result, CHART_FROM_ROUNDS=CHART_FROM_ROUNDS)
+# A person's head to head on the table page: those they played most (all of it is in the API).
+VERSUS_SHOWN = 5
+templates.env.globals.update(
+    share_result=share_result, CHART_FROM_ROUNDS=CHART_FROM_ROUNDS, VERSUS_SHOWN=VERSUS_SHOWN
+)
 
 
 @router.post("/tables")
@@ -140,6 +145,9 @@ async def rename_or_merge(
     try:
         if fields.get("into"):
             into = int(fields["into"]) if re.fullmatch(r"[0-9]{1,20}", fields["into"]) else -1
+            merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
+        elif fields.get("action") == "merge":
+            into = person_named(session, table_code=code, name=fields.get("into_name", ""))
             merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
         else:
             rename_person(
