@@ -21,6 +21,8 @@ from .rules.cards import RANK_CODES, CardError, parse_card
 from .rules.scoring import RoundError, SeatResult
 
 FORMAT = 1
+# Games checked and written together in an import (one INSERT a kind of row for each batch).
+IMPORT_BATCH = 250
 _RANK_BY_CODE = {code: rank for rank, code in RANK_CODES.items()}
 
 
@@ -170,12 +172,6 @@ class _GameIn(BaseModel):
     rounds: list[_RoundIn] = Field(min_length=1, max_length=50)
 
 
-class _TableIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    format: int
-    games: list[_GameIn]
-
-
 def import_table(
     session: Session,
     *,
@@ -204,37 +200,46 @@ def import_table(
             f"The import would bring the table to {people} people; a table has at most "
             f"{max_people} (TABLE_MAX_PEOPLE). Nothing was imported."
         )
-    parsed = _parse(document)
-    begin_write(session)
+    games_in = _parse(document)
     known = tables.known_sources(session, table_code=table_code)
-    checked: list[tuple[games.RecordedGame, str]] = []
-    for index, game in enumerate(parsed.games, start=1):
-        if game.id in known:
-            continue
-        try:
-            recorded = games.check_recorded_game(
-                players=game.players,
-                first_dealer=game.first_dealer,
-                rounds=[_round_record(r) for r in game.rounds],
-                created_at=game.created_at,
-                finished_at=game.finished_at,
-                mode=game.mode,
-                order=game.order,
-                seats=None if game.seats is None else [_seat(seat) for seat in game.seats],
-            )
-        except (GameError, RoundError, CardError) as error:
-            session.rollback()
-            raise ImportRefused(f"Game {index} of the document: {error}") from error
-        checked.append((recorded, game.id))
-        known.add(game.id)
-    states = games.add_recorded_games(session, [recorded for recorded, _ in checked])
-    tables.add_recorded_games(
-        session,
-        table_code=table_code,
-        recorded=[(state, source) for state, (_, source) in zip(states, checked, strict=True)],
-    )
+    begin_write(session)
+    # One transaction, written a batch of games at a time: each game is read into the format
+    # and checked on its own (the document's copy let go as it goes), so neither the
+    # document nor its rows are ever all in memory twice, and a refusal anywhere rolls
+    # everything back.
+    added = 0
+    for start in range(0, len(games_in), IMPORT_BATCH):
+        checked: list[tuple[games.RecordedGame, str]] = []
+        for index in range(start, min(start + IMPORT_BATCH, len(games_in))):
+            game = _game(games_in, index)
+            if game.id in known:
+                continue
+            try:
+                recorded = games.check_recorded_game(
+                    players=game.players,
+                    first_dealer=game.first_dealer,
+                    rounds=[_round_record(r) for r in game.rounds],
+                    created_at=game.created_at,
+                    finished_at=game.finished_at,
+                    mode=game.mode,
+                    order=game.order,
+                    seats=None if game.seats is None else [_seat(seat) for seat in game.seats],
+                )
+            except (GameError, RoundError, CardError) as error:
+                session.rollback()
+                raise ImportRefused(f"Game {index + 1} of the document: {error}") from error
+            checked.append((recorded, game.id))
+            known.add(game.id)
+        states = games.add_recorded_games(session, [recorded for recorded, _ in checked])
+        tables.add_recorded_games(
+            session,
+            table_code=table_code,
+            recorded=[(state, source) for state, (_, source) in zip(states, checked, strict=True)],
+        )
+        added += len(states)
+    tables.sum_stats(session, table_code=table_code)
     session.commit()
-    return len(states)
+    return added
 
 
 def _table_document(document: Any) -> dict[str, Any]:
@@ -260,9 +265,8 @@ def _names_in(games_in: Any) -> list[str]:
     return [name for name in names if name]
 
 
-def _parse(document: Any) -> _TableIn:
-    if not isinstance(document, dict):
-        raise ImportRefused("The document is not a Crownkeeper export (a JSON object).")
+def _parse(document: dict[str, Any]) -> list[Any]:
+    """The document's games, once its format is one this Crownkeeper reads."""
     version = document.get("format")
     if not isinstance(version, int) or isinstance(version, bool):
         raise ImportRefused('The document has no "format" version: it is not an export.')
@@ -273,11 +277,21 @@ def _parse(document: Any) -> _TableIn:
         )
     if version < 1:
         raise ImportRefused(f"Format {version} is not a format Crownkeeper ever wrote.")
+    games_in = document.get("games")
+    if not isinstance(games_in, list):
+        raise ImportRefused('The document is malformed at games: it needs a list of "games".')
+    return games_in
+
+
+def _game(games_in: list[Any], index: int) -> _GameIn:
+    """Game index of the document in the format (its raw copy let go); ImportRefused, saying
+    where, when it is malformed."""
+    raw, games_in[index] = games_in[index], None
     try:
-        return _TableIn.model_validate(document)
+        return _GameIn.model_validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first.get("loc", ()))
+        where = ".".join(str(part) for part in ("games", index, *first.get("loc", ())))
         raise ImportRefused(f"The document is malformed at {where}: {first['msg']}.") from error
 
 

@@ -36,6 +36,8 @@ from .ratelimit import CreateLimiter
 from .tables import forget_games, record_change
 from .web import api, errors, pages, piles, stream, table_pages, tables_api
 
+SWITCH_INTERVAL_S = 0.0005
+
 
 def create_app(app_settings: Settings | None = None) -> FastAPI:
     """Build the app for app_settings (the environment's settings by default)."""
@@ -71,6 +73,11 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
             # walking it again and again, which pauses live updates to a table of watchers.
             gc.collect()
             gc.freeze()
+            # A thread busy in Python (an import, a burst of saves) hands the interpreter on
+            # every half millisecond, not every five: the event loop gives up the interpreter
+            # at each system call, and at the default it waited up to 5 ms to get it back
+            # each time, which added up to a second and more for a page or /healthz.
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
             yield
         finally:
             for task in (purging, daily):

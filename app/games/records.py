@@ -122,7 +122,12 @@ def check_recorded_game(
                 )
             rows = _scored_rows(record, names, players_in, solitaire, round_name, saved_at)
             scores_by_round[record.number] = rows
-            saved = {row["position"]: store.entry_of(SeatScore(**row)) for row in rows}
+            saved = {
+                row["position"]: store.entry_from(
+                    row["points"], row["went_out"], row["cards"], row["layout"]
+                )
+                for row in rows
+            }
             entries = tuple(saved.get(p) for p in range(seat_count)) if saved else None
         round_states.append(
             RoundState(

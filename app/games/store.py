@@ -180,14 +180,16 @@ def state_of(opened: OpenGame) -> GameState:
 
 def entry_of(score: SeatScore) -> SeatEntry:
     """What a score row says a seat kept, laid down or went out with."""
-    cards = (
-        None if score.cards is None else parse_cards(score.cards.split(",") if score.cards else ())
-    )
+    return entry_from(score.points, score.went_out, score.cards, score.layout)
+
+
+def entry_from(points: int, went_out: bool, cards: str | None, layout: str | None) -> SeatEntry:
+    """A seat's entry from a score row's columns (cards as stored: comma-separated codes)."""
     return SeatEntry(
-        points=score.points,
-        went_out=score.went_out,
-        cards=cards,
-        layout=None if score.layout is None else json.loads(score.layout),
+        points=points,
+        went_out=went_out,
+        cards=None if cards is None else parse_cards(cards.split(",") if cards else ()),
+        layout=None if layout is None else json.loads(layout),
     )
 
 

@@ -17,6 +17,7 @@ from .service import (
     person_named,
     rename_person,
     start_game,
+    sum_stats,
 )
 from .state import (
     TABLE_NAME_LENGTH,
@@ -59,4 +60,5 @@ __all__ = [
     "person_named",
     "rename_person",
     "start_game",
+    "sum_stats",
 ]

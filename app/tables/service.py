@@ -207,8 +207,8 @@ def add_recorded_games(
     session: Session, *, table_code: str, recorded: Sequence[tuple[GameState, str]]
 ) -> None:
     """Put games just recorded (an import, inside the caller's transaction) at the table,
-    each with the stable id it came with, and sum everyone's stats again: one INSERT a kind
-    of row, whatever the number of games."""
+    each with the stable id it came with: one INSERT a kind of row, whatever the number of
+    games. Call sum_stats once every game is in."""
     table = _find(session, table_code)
     table_id = table.id or 0
     names = {name.casefold(): name for state, _ in recorded for name in state.players}
@@ -221,7 +221,11 @@ def add_recorded_games(
             for state, source_id in recorded
         ],
     )
-    sum_table(session, table_id)
+
+
+def sum_stats(session: Session, *, table_code: str) -> None:
+    """Sum everyone's stats at the table again (after an import)."""
+    sum_table(session, _find(session, table_code).id or 0)
 
 
 def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> int:
