@@ -4,9 +4,12 @@ stable id) and the score sheet as CSV. Joins the games and tables services; noth
 from __future__ import annotations
 
 import csv
+import gc
 import io
+import json
 import re
 import unicodedata
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -172,6 +175,51 @@ class _GameIn(BaseModel):
     rounds: list[_RoundIn] = Field(min_length=1, max_length=50)
 
 
+def download_name(*parts: str, when: datetime | None = None, suffix: str = "json") -> str:
+    """A file name for a download: crownkeeper-, the words that name it (letters and digits
+    only, joined by hyphens), the date, the suffix."""
+    words = [
+        word
+        for part in parts
+        for word in re.split(r"[^0-9a-z]+", unicodedata.normalize("NFKD", part).lower())
+        if word
+    ]
+    stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d")
+    return "-".join(["crownkeeper", *words[:8], stamp]) + f".{suffix}"
+
+
+def attachment(filename: str) -> dict[str, str]:
+    """The header that makes a browser save the answer as filename."""
+    return {"Content-Disposition": f'attachment; filename="{filename}"'}
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import did: games added, and games of the document already at the table."""
+
+    added: int
+    already_there: int
+
+
+def import_document(session: Session, raw: bytes, **limits: Any) -> Imported:
+    """Read an export's bytes and import its games (see import_table); ImportRefused in
+    words for a document that cannot be read. Run it off the event loop: the cycle collector
+    waits meanwhile, since an import makes a few million short-lived objects and each full
+    collection through them held every other request for up to seconds."""
+    check_nesting(raw)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            document = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:
+            raise ImportRefused("The document is not valid JSON.") from error
+        return import_table(session, document=document, **limits)
+    finally:
+        if paused:
+            gc.enable()
+
+
 def import_table(
     session: Session,
     *,
@@ -179,9 +227,9 @@ def import_table(
     document: Any,
     max_games: int = 2000,
     max_people: int = 500,
-) -> int:
+) -> Imported:
     """Recreate the document's games at the table (new codes, the same rounds, people by
-    name); games already there (by stable id) are skipped. Returns how many were added.
+    name); games already there (by stable id) are skipped. Says how many were added.
     ImportRefused, with nothing changed, for a malformed or newer document, or one over the
     limits (ImportTooBig: more than max_games; more people than max_people at the table),
     which are checked first. The games are written in bulk, in one transaction."""
@@ -239,7 +287,7 @@ def import_table(
         added += len(states)
     tables.sum_stats(session, table_code=table_code)
     session.commit()
-    return added
+    return Imported(added=added, already_there=len(games_in) - added)
 
 
 def _table_document(document: Any) -> dict[str, Any]:

@@ -36,7 +36,7 @@ def too_large_message(limit: int) -> str:
     return f"The request is too large: at most {limit // 1024} KB is taken."
 
 
-IMPORT_PATH = re.compile(r"/api/tables/[^/]+/import")
+IMPORT_PATH = re.compile(r"(/api/tables|/t)/[^/]+/import")
 
 
 class BodyLimitMiddleware:

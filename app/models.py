@@ -219,3 +219,12 @@ class CreateCount(SQLModel, table=True):
     created: int
     resets_at: float = Field(index=True)
     """When the window closes, in seconds since 1970 (UTC): the next creation opens a new one."""
+
+
+class StaleSums(SQLModel, table=True):
+    """A table whose stored sums were made by an older way of counting (a migration that
+    changes what counts lists the tables here): the server sums them again on start."""
+
+    __tablename__ = "stale_sums"
+
+    table_id: int = Field(foreign_key="play_table.id", primary_key=True)

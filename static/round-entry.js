@@ -109,7 +109,9 @@
     Object.keys(store("valueOf") || {}).forEach(function (key) {
       if (key.indexOf(prefix) === 0) store("removeItem", key);
     });
-    saved.textContent = "Round " + number + " saved";
+    saved.textContent = game.dataset.savedText || "Round " + number + " saved";
+    // Once the game is over the note sits low, off the "Game over" heading.
+    saved.classList.toggle("over", game.hasAttribute("data-over"));
     clearTimeout(savedTimer);
     savedTimer = setTimeout(function () { saved.textContent = ""; }, 6000);
     if (window.location.search) history.replaceState(null, "", window.location.pathname);

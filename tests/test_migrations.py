@@ -207,7 +207,7 @@ def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(datab
 
 
 TABLE_TABLES = {"play_table", "person", "table_game", "person_game", "person_sums", "pair_sums"}
-OTHER_TABLES = {"create_count"}  # the create rate limit's counts
+OTHER_TABLES = {"create_count", "stale_sums"}  # the create limit; tables to sum again
 
 
 def columns(engine, table):
@@ -381,3 +381,33 @@ def test_the_seats_of_table_games_come_back_on_a_downgrade(client, settings):
         assert "seats" not in columns(engine, "table_game")
     finally:
         engine.dispose()
+
+
+def test_stats_counted_the_old_way_are_summed_again_on_start(settings):
+    with TestClient(create_app(settings)) as client:
+        table = client.post("/api/tables", json={"name": "The Smiths"}).json()
+        game = client.post("/api/games", json={"players": ["Ann", "Ben"], "table": table["code"]})
+        code = game.json()["code"]
+        client.put(
+            f"/api/games/{code}/rounds/1",
+            json={"results": [{"went_out": True}, {"points": 17}]},
+        )
+        client.post(f"/api/games/{code}/finish")
+    engine = make_engine(settings.database_url)
+    try:
+        downgrade_to(engine, "0008")
+        with engine.begin() as db:
+            db.execute(text("UPDATE person_sums SET games = 99, wins = 42"))
+        upgrade_to_head(engine)
+        with engine.connect() as db:
+            assert db.execute(text("SELECT count(*) FROM stale_sums")).scalar_one() == 1
+    finally:
+        engine.dispose()
+    with TestClient(create_app(settings)) as client:
+        people = client.get(f"/api/tables/{table['code']}").json()["people"]
+        assert {p["name"]: (p["stats"]["games"], p["stats"]["wins"]) for p in people} == {
+            "Ann": (1, 1),
+            "Ben": (1, 0),
+        }
+        with client.app.state.engine.connect() as db:
+            assert db.execute(text("SELECT count(*) FROM stale_sums")).scalar_one() == 0

@@ -160,7 +160,12 @@ def test_delete_by_form_then_undo(client):
     assert deleted.status_code == 200
     assert "Game deleted" in visible_text(deleted.text)
     assert client.get(f"/g/{game['code']}").status_code == 404
-    assert f"/g/{game['code']}" not in client.get(f"/t/{table['code']}").text
+    listed = client.get(f"/t/{table['code']}").text
+    games_list = listed[
+        listed.index('aria-labelledby="games-heading"') : listed.index('id="people"')
+    ]
+    assert f"/g/{game['code']}" not in games_list
+    assert f"/g/{game['code']}/deleted" in listed  # under "Recently deleted", to restore
     undo = [f for f in elements(deleted.text, "form")][-1]["action"]
     restored = client.post(undo, follow_redirects=True)
     assert restored.status_code == 200 and "Ann wins" in visible_text(restored.text)

@@ -10,11 +10,12 @@ from .records import (
     add_recorded_games,
     check_recorded_game,
 )
-from .seating import add_player, clean_names, remove_player
+from .seating import add_player, clean_names, remove_player, return_player
 from .service import (
     add_tiebreak,
     create_game,
     delete_game,
+    deleted_dates,
     finish_game,
     load_for_live_pages,
     load_game,
@@ -78,6 +79,7 @@ __all__ = [
     "code_hash",
     "create_game",
     "delete_game",
+    "deleted_dates",
     "finish_game",
     "load_for_live_pages",
     "load_game",
@@ -92,6 +94,7 @@ __all__ = [
     "remove_player",
     "replace_keeper_code",
     "restore_game",
+    "return_player",
     "save_round",
     "uids_of",
 ]

@@ -25,14 +25,14 @@ from .state import (
 from .store import OpenGame
 
 
-def clean_names(names: Sequence[str], *, fewest: int = 1) -> list[str]:
+def clean_names(names: Sequence[str], *, fewest: int = 1, most: int = MAX_PLAYERS) -> list[str]:
     """Trimmed player names, checked for count, length, blankness and look-alike duplicates
     (one name is a solitaire game)."""
     try:
         cleaned = [plain_name(name) for name in names]
     except UnreadableText as error:
         raise GameError(f"A name {error}: type it again.") from error
-    if not fewest <= len(cleaned) <= MAX_PLAYERS:
+    if not fewest <= len(cleaned) <= most:
         raise GameError(
             f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players (or 1 for solitaire); "
             f"you entered {len(cleaned)}."
@@ -82,7 +82,8 @@ def add_player(
         raise PlayerError(f"A game seats at most {MAX_PLAYERS} players.")
     names = [*state.players[:position], name, *state.players[position:]]
     try:
-        new_name = clean_names(names)[position]
+        # Players who left keep their seats (and names): the limit counts those still in.
+        new_name = clean_names(names, most=len(names))[position]
     except GameError as error:
         raise PlayerError(str(error)) from error
     start_points = state.start_points(start)
@@ -161,6 +162,32 @@ def remove_player(
         upcoming.number,
         next_dealer=upcoming.dealer,
         seats_in=[s for s in state.still_in if s != seat],
+        seat_count=len(state.players),
+    )
+    return changes.commit(session, opened, state)
+
+
+def return_player(
+    session: Session, *, code: str | None = None, game: OpenGame | None = None, seat: int
+) -> GameState:
+    """Seat again a player who left (by mistake, or back from the kitchen), from the next
+    unsaved round on, with their total as it stood: the undo of remove_player."""
+    opened = changes.opened(session, code, game)
+    state = opened.state()
+    if not 0 <= seat < len(state.players):
+        raise NoSuchSeat(f"There is no seat {seat}: seats run from 0 to {len(state.players) - 1}.")
+    name = state.players[seat]
+    if not state.seats[seat].left:
+        raise GameError(f"{name} is still in the game.")
+    upcoming = _changeable_round(state, "come back to")
+    if len(state.still_in) >= MAX_PLAYERS:
+        raise PlayerError(f"A game seats at most {MAX_PLAYERS} players.")
+    opened.seats[seat].left_round = None
+    _replan_from(
+        opened,
+        upcoming.number,
+        next_dealer=upcoming.dealer,
+        seats_in=sorted([*state.still_in, seat]),
         seat_count=len(state.players),
     )
     return changes.commit(session, opened, state)

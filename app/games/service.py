@@ -288,10 +288,15 @@ def rematch_game(
         existing = store.read(session, code=opened.rematch[0], for_edit=False).state()
         session.rollback()
         return existing, False
+    # The players at the table at the end, in their seats' order; the deal starts with the
+    # first of them clockwise after the old game's first dealer.
+    kept = old.still_in
+    clockwise = [*range(old.first_dealer + 1, len(old.players)), *range(old.first_dealer + 1)]
+    first_dealer = kept.index(next(seat for seat in clockwise if seat in kept))
     new = _new_game(
         session,
-        players=old.players,
-        first_dealer=(old.first_dealer + 1) % len(old.players),
+        players=[old.players[seat] for seat in kept],
+        first_dealer=first_dealer,
         order=old.order,
         mode=old.mode,
         rematch_of=old.game_id,
@@ -299,7 +304,10 @@ def rematch_game(
     new.game.version += 1
     session.flush()
     new_state = new.state()
-    changes.tell(session, GameChange(before=None, after=new_state, rematch_of=old.game_id))
+    changes.tell(
+        session,
+        GameChange(before=None, after=new_state, rematch_of=old.game_id, rematch_seats=tuple(kept)),
+    )
     opened.rematch = (new.game.code, new.game.watch_code)
     changes.commit(session, opened, old)
     return new_state, True
@@ -332,6 +340,23 @@ def restore_game(
         )
     opened.game.deleted_at = None
     return changes.commit(session, opened, before)
+
+
+def deleted_dates(session: Session, *, game_ids: Sequence[int]) -> dict[int, datetime]:
+    """When each of these games was deleted, for those deleted recently enough to be
+    restored (RESTORE_DAYS)."""
+    cutoff = datetime.now(UTC) - timedelta(days=RESTORE_DAYS)
+    found = session.exec(
+        select(Game.id, Game.deleted_at).where(
+            col(Game.id).in_(game_ids), col(Game.deleted_at).is_not(None)
+        )
+    ).all()
+    dates = {
+        game_id: when.replace(tzinfo=when.tzinfo or UTC)
+        for game_id, when in found
+        if game_id is not None and when is not None
+    }
+    return {game_id: when for game_id, when in dates.items() if when >= cutoff}
 
 
 def uids_of(session: Session, *, game_ids: Sequence[int]) -> set[str]:

@@ -212,6 +212,14 @@ class GameState:
 
     @property
     def leaders(self) -> list[int]:
+        """Who wears the crown: the lowest totals of those still in; once the game is
+        decided, its winners (a tie-break's loser no longer leads)."""
+        if self.finished and not self.is_solitaire:
+            return self.winners
+        return self._lowest
+
+    @property
+    def _lowest(self) -> list[int]:
         return leaders(self.totals, still_in=self.still_in)
 
     @property
@@ -250,7 +258,7 @@ class GameState:
         if self.is_solitaire:
             return [0] if self.won else []
         played = [r.scores for r in self.tiebreaks if r.scores is not None]
-        return after_tiebreaks(self.leaders, played)
+        return after_tiebreaks(self._lowest, played)
 
     @property
     def can_tiebreak(self) -> bool:
@@ -307,6 +315,8 @@ class GameChange:
     joined_seat: int | None = None
     rematch_of: int | None = None
     """For a rematch just started: the id of the game it follows."""
+    rematch_seats: tuple[int, ...] = ()
+    """For a rematch: the seats of the game it follows that its players sat in, in order."""
 
     @property
     def counted_before(self) -> bool:

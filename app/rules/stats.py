@@ -68,6 +68,8 @@ class PersonGameLine:
     start_points: int = 0
     """What the person started with, having sat down mid-game: in the total, but scored in
     no round."""
+    seated: bool = True
+    """Still at the table when the game ended (False: left during it)."""
 
 
 @dataclass(frozen=True)
@@ -132,11 +134,13 @@ class PersonTotals:
 
 
 def totals_of(lines: Iterable[PersonGameLine]) -> PersonTotals:
-    """The sums over one person's finished games (solitaire games kept apart)."""
+    """The sums over one person's finished games (solitaire games kept apart). A game they
+    played no round of (they left before their first) is no game of theirs."""
     together: list[PersonGameLine] = []
     alone: list[PersonGameLine] = []
     for line in lines:
-        (alone if line.solitaire else together).append(line)
+        if line.rounds:
+            (alone if line.solitaire else together).append(line)
     full_totals = [line.total for line in together if line.full_game]
     return PersonTotals(
         games=len(together),
@@ -151,7 +155,8 @@ def totals_of(lines: Iterable[PersonGameLine]) -> PersonTotals:
         zero_rounds=sum(line.zero_rounds for line in together),
         solitaire_played=len(alone),
         solitaire_won=sum(line.won for line in alone),
-        solitaire_best=min((line.total for line in alone), default=None),
+        # Like other games, best counts games of every pile only.
+        solitaire_best=min((line.total for line in alone if line.full_game), default=None),
     )
 
 
@@ -190,10 +195,12 @@ def table_stats(lines: Iterable[PersonGameLine]) -> dict[int, PersonStats]:
 
 def head_to_head(lines: Iterable[PersonGameLine]) -> dict[int, dict[int, HeadToHead]]:
     """For each person, each other person they played with: games together and who finished
-    lower. Solitaire games have nobody to compare with."""
+    lower. A game counts for two people only when both were seated at its end (and played a
+    round of it); equal totals that a tie-break settled count for its winner. Solitaire
+    games have nobody to compare with."""
     by_game: dict[int, list[PersonGameLine]] = defaultdict(list)
     for line in lines:
-        if not line.solitaire:
+        if not line.solitaire and line.seated and line.rounds:
             by_game[line.game].append(line)
     counts: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
     for seated in by_game.values():
@@ -203,12 +210,19 @@ def head_to_head(lines: Iterable[PersonGameLine]) -> dict[int, dict[int, HeadToH
                     continue
                 tally = counts[mine.person][theirs.person]
                 tally[0] += 1
-                tally[1] += mine.total < theirs.total
-                tally[2] += theirs.total < mine.total
+                tally[1] += _finished_lower(mine, theirs)
+                tally[2] += _finished_lower(theirs, mine)
     return {
         person: {other: HeadToHead(*tally) for other, tally in others.items()}
         for person, others in counts.items()
     }
+
+
+def _finished_lower(mine: PersonGameLine, theirs: PersonGameLine) -> bool:
+    """Fewer points, or the same and the tie-break's winner against its loser."""
+    if mine.total != theirs.total:
+        return mine.total < theirs.total
+    return mine.won and not theirs.won
 
 
 def result_line(players: Sequence[str], seat_totals: Sequence[int], winners: Sequence[int]) -> str:

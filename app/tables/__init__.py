@@ -15,12 +15,15 @@ from .service import (
     merge_people,
     people_after,
     person_named,
+    recently_deleted,
+    redo_stale_sums,
     rename_person,
     start_game,
     sum_stats,
 )
 from .state import (
     TABLE_NAME_LENGTH,
+    DeletedGame,
     NoSuchPerson,
     PersonView,
     ReadOnlyTable,
@@ -35,6 +38,7 @@ from .sums import forget_games, record_change
 
 __all__ = [
     "TABLE_NAME_LENGTH",
+    "DeletedGame",
     "NoSuchPerson",
     "PersonView",
     "ReadOnlyTable",
@@ -58,6 +62,8 @@ __all__ = [
     "record_change",
     "people_after",
     "person_named",
+    "recently_deleted",
+    "redo_stale_sums",
     "rename_person",
     "start_game",
     "sum_stats",

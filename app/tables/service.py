@@ -14,12 +14,13 @@ from sqlmodel import Session, col, delete, func, or_, select
 from .. import games
 from ..db import begin_write
 from ..games import GameMode, GameState
-from ..models import PairSums, Person, PersonGame, PersonSums, PlayTable, TableGame
+from ..models import PairSums, Person, PersonGame, PersonSums, PlayTable, StaleSums, TableGame
 from ..names import UnreadableText, looks_blank, plain_name
 from ..rules.schedule import RoundOrder
 from ..rules.stats import HeadToHead, PersonStats, PersonTotals, stats_from_totals
 from .state import (
     TABLE_NAME_LENGTH,
+    DeletedGame,
     NoSuchPerson,
     PersonView,
     ReadOnlyTable,
@@ -90,6 +91,17 @@ def load_table(session: Session, *, code: str, games_limit: int | None = None) -
     table = _find(session, code, for_edit=False)
     state = _state(session, table, games_limit=games_limit)
     return state if code == table.code else state.for_watchers()
+
+
+def redo_stale_sums(session: Session) -> int:
+    """Sum again the stats of every table a migration marked stale; how many there were."""
+    begin_write(session)
+    stale = list(session.exec(select(StaleSums.table_id).order_by(col(StaleSums.table_id))).all())
+    for table_id in stale:
+        sum_table(session, table_id)
+    session.execute(delete(StaleSums))
+    session.commit()
+    return len(stale)
 
 
 def is_keeper_code(session: Session, *, code: str) -> bool:
@@ -239,6 +251,31 @@ def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> 
     return len(known | {name.casefold() for name in names})
 
 
+def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:
+    """The table's games deleted lately enough to be restored, the newest delete first."""
+    table = _find(session, table_code)
+    listed = session.exec(
+        select(TableGame.game_id, TableGame.code, TableGame.created_at).where(
+            TableGame.table_id == table.id, col(TableGame.deleted).is_(True)
+        )
+    ).all()
+    dates = games.deleted_dates(session, game_ids=[game_id for game_id, _, _ in listed])
+    names: dict[int, list[str]] = defaultdict(list)
+    for game_id, name in session.exec(
+        select(PersonGame.game_id, Person.name)
+        .join(Person, col(Person.id) == col(PersonGame.person_id))
+        .where(col(PersonGame.game_id).in_(list(dates)))
+        .order_by(col(PersonGame.game_id), col(PersonGame.position))
+    ).all():
+        names[game_id].append(name)
+    deleted = [
+        DeletedGame(code, created_at, dates[game_id], tuple(names[game_id]))
+        for game_id, code, created_at in listed
+        if game_id in dates
+    ]
+    return sorted(deleted, key=lambda game: game.deleted_at, reverse=True)
+
+
 def known_sources(session: Session, *, table_code: str) -> set[str]:
     """Stable ids of games already at the table: its own games' ids and those imported."""
     table = _find(session, table_code, for_edit=False)
@@ -376,7 +413,7 @@ def _versus(session: Session, table_id: int) -> dict[int, dict[int, HeadToHead]]
         select(
             PairSums.person_id, PairSums.other_id, PairSums.games, PairSums.lower, PairSums.higher
         )
-        .where(PairSums.table_id == table_id)
+        .where(PairSums.table_id == table_id, col(PairSums.games) > 0)
         .order_by(col(PairSums.person_id), col(PairSums.other_id))
     ).all()
     versus: dict[int, dict[int, HeadToHead]] = defaultdict(dict)

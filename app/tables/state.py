@@ -99,3 +99,12 @@ class TableSummary:
     name: str
     can_edit: bool
     game_count: int
+
+
+class DeletedGame(NamedTuple):
+    """A game of the table deleted lately, which can still be restored."""
+
+    code: str
+    created_at: datetime
+    deleted_at: datetime
+    players: tuple[str, ...]

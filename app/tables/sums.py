@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, case, insert, not_, true, update
 from sqlalchemy.orm import aliased
-from sqlmodel import Session, col, delete, func, select
+from sqlmodel import Session, col, delete, func, or_, select
 
 from ..db import upsert_from_select
 from ..games import GameChange, GameState
@@ -25,7 +25,7 @@ def record_change(session: Session, change: GameChange) -> None:
     """Bring the table's copy of a game up to date with a change (called inside it)."""
     after = change.after
     if change.rematch_of is not None:
-        _link_rematch(session, after, change.rematch_of)
+        _link_rematch(session, change)
         return
     table_id = session.execute(
         update(TableGame)
@@ -186,15 +186,19 @@ def _seat_joined(session: Session, table_id: int, state: GameState, position: in
     session.flush()
 
 
-def _link_rematch(session: Session, state: GameState, old_game_id: int) -> None:
-    """A rematch of a table's game is the table's too, with the same people in the seats."""
+def _link_rematch(session: Session, change: GameChange) -> None:
+    """A rematch of a table's game is the table's too, with the same people in the seats
+    (those who were still at the table when the old game ended)."""
+    assert change.rematch_of is not None
     seated = session.exec(
         select(PersonGame.table_id, PersonGame.person_id)
-        .where(PersonGame.game_id == old_game_id)
+        .where(PersonGame.game_id == change.rematch_of)
         .order_by(col(PersonGame.position))
     ).all()
-    if seated:
-        link_game(session, seated[0][0], state, [person for _, person in seated])
+    if not seated:
+        return
+    kept = change.rematch_seats or tuple(range(len(seated)))
+    link_game(session, seated[0][0], change.after, [seated[seat][1] for seat in kept])
 
 
 def sum_game(session: Session, game_id: int) -> None:
@@ -236,9 +240,11 @@ def sum_table(session: Session, table_id: int) -> None:
 def _upsert_sums(session: Session, chosen_people: Any, pairs: Any) -> None:
     """Each chosen person's sums over their finished games, and the sums of the given pairs,
     worked out and written by the database."""
-    together = and_(col(PersonGame.counted), not_(col(PersonGame.solitaire)))
+    # A game someone played no round of (they left before their first) is no game of theirs.
+    played = and_(col(PersonGame.counted), col(PersonGame.rounds) > 0)
+    together = and_(played, not_(col(PersonGame.solitaire)))
     full = and_(together, col(PersonGame.full_game))
-    alone = and_(col(PersonGame.counted), col(PersonGame.solitaire))
+    alone = and_(played, col(PersonGame.solitaire))
 
     def count_if(condition: Any) -> Any:
         return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
@@ -263,7 +269,8 @@ def _upsert_sums(session: Session, chosen_people: Any, pairs: Any) -> None:
             sum_if(together, PersonGame.zero_rounds),
             count_if(alone),
             count_if(and_(alone, col(PersonGame.won))),
-            func.min(case((alone, PersonGame.total))),
+            # Like other games, solitaire's best counts games of every pile only.
+            func.min(case((and_(alone, col(PersonGame.full_game)), PersonGame.total))),
         )
         .select_from(Person)
         .outerjoin(
@@ -285,18 +292,46 @@ def _upsert_sums(session: Session, chosen_people: Any, pairs: Any) -> None:
     )
     chosen = pairs.subquery()
     mine, theirs = aliased(PersonGame), aliased(PersonGame)
+    mine_seat, their_seat = aliased(Seat), aliased(Seat)
+
+    def lower(first: Any, second: Any) -> Any:
+        # Fewer points, or the same and the tie-break's winner against its loser.
+        return case(
+            (
+                or_(
+                    first.total < second.total,
+                    and_(first.total == second.total, first.won, not_(second.won)),
+                ),
+                1,
+            ),
+            else_=0,
+        )
+
+    # A game counts for two people only when both played it and sat at the table at its end.
     together_sums = (
         select(
             mine.person_id.label("person_id"),
             theirs.person_id.label("other_id"),
             func.count().label("games"),
-            func.sum(case((mine.total < theirs.total, 1), else_=0)).label("lower"),
-            func.sum(case((theirs.total < mine.total, 1), else_=0)).label("higher"),
+            func.sum(lower(mine, theirs)).label("lower"),
+            func.sum(lower(theirs, mine)).label("higher"),
         )
         .join(theirs, and_(theirs.game_id == mine.game_id, theirs.person_id != mine.person_id))
+        .join(
+            mine_seat,
+            and_(mine_seat.game_id == mine.game_id, mine_seat.position == mine.position),
+        )
+        .join(
+            their_seat,
+            and_(their_seat.game_id == theirs.game_id, their_seat.position == theirs.position),
+        )
         .where(
             mine.counted,
             not_(mine.solitaire),
+            mine.rounds > 0,
+            theirs.rounds > 0,
+            col(mine_seat.left_round).is_(None),
+            col(their_seat.left_round).is_(None),
             mine.person_id.in_(select(chosen.c.person_id)),
         )
         .group_by(mine.person_id, theirs.person_id)

@@ -23,6 +23,7 @@ from ..games import (
     parse_cards,
     remove_player,
     replace_keeper_code,
+    return_player,
     save_round,
 )
 from ..rules.cards import Decks
@@ -136,6 +137,18 @@ def leave(
 ) -> Any:
     """Take a player out from the next unsaved round on; their total stays on the sheet."""
     return JSONResponse(game_public(remove_player(session, code=code, seat=seat)))
+
+
+@router.post(
+    "/games/{code}/players/{seat}/return", response_model=GamePublic, responses=WRITE_ERRORS
+)
+def come_back(
+    code: Code,
+    seat: Annotated[int, Path(description="The seat of a player who left, from 0")],
+    session: SessionDep,
+) -> Any:
+    """Seat again a player who left, from the next unsaved round on, with their total."""
+    return JSONResponse(game_public(return_player(session, code=code, seat=seat)))
 
 
 @router.post("/games/{code}/scorekeeper-code", response_model=GamePublic, responses=WRITE_ERRORS)

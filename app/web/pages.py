@@ -22,6 +22,7 @@ from ..games import (
     finish_game,
     remove_player,
     replace_keeper_code,
+    return_player,
     save_round,
 )
 from ..ratelimit import RateLimited
@@ -204,6 +205,19 @@ def leave_page(request: Request, code: Code, seat: int, session: SessionDep) -> 
     return redirect(request, request.url_for("game_page", code=code))
 
 
+@router.post("/g/{code}/players/{seat}/return")
+def return_page(request: Request, code: Code, seat: int, session: SessionDep) -> Response:
+    """Seat again a player who left (the undo of leaving)."""
+    game = page_game_for_change(session, code)
+    state = game.state()
+    try:
+        return_player(session, game=game, seat=seat)
+    except GameError as error:
+        session.rollback()
+        return _players_response(request, state, leave_error=str(error), status_code=422)
+    return redirect(request, request.url_for("players_page", code=code))
+
+
 @router.post("/g/{code}/scorekeeper-code")
 def replace_code_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Replace the scorekeeper link; this phone moves to the new one."""
@@ -316,9 +330,19 @@ def _game_response(
         "decks": entry_round.decks if entry_round else state.decks,
         "share": share_links(request, state),
         "saved_round": saved_round,
+        "saved_text": _saved_text(state, saved_round),
         "shared": request.query_params.get("shared") == "1",
     }
     return render(request, "game.html", context, block="game", status_code=status_code)
+
+
+def _saved_text(state: GameState, saved_round: int | None) -> str:
+    """What the note says once a round is saved."""
+    if saved_round is None:
+        return ""
+    if state.round(saved_round).is_tiebreak:
+        return "Tie-break saved"
+    return f"Round {saved_round} saved"
 
 
 def _players_response(

@@ -4,14 +4,24 @@ delete and undo. Thin routes over the tables, games and exports services."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 
 from ..db import SessionDep
-from ..exports import sheet_csv
+from ..exports import (
+    ImportRefused,
+    ImportTooBig,
+    attachment,
+    download_name,
+    import_document,
+    sheet_csv,
+)
 from ..games import (
     GameError,
     GameNotFound,
@@ -25,6 +35,7 @@ from ..ratelimit import RateLimited
 from ..rules.cards import MAX_PLAYERS
 from ..rules.stats import result_line
 from ..tables import (
+    DeletedGame,
     NoSuchPerson,
     ReadOnlyTable,
     TableError,
@@ -35,6 +46,7 @@ from ..tables import (
     load_table,
     merge_people,
     person_named,
+    recently_deleted,
     rename_person,
     start_game,
 )
@@ -91,9 +103,59 @@ async def new_table(request: Request, session: SessionDep) -> Response:
 def table_page(request: Request, code: Code, session: SessionDep) -> Response:
     """The table: a new game with its people, its games newest first, and the stats."""
     state = _table_or_404(session, code, games_limit=_games_limit(request))
-    response = _table_response(request, state, NewGameForm.blank())
+    deleted = recently_deleted(session, table_code=code) if state.can_edit else []
+    response = _table_response(
+        request, state, NewGameForm.blank(), deleted=deleted, imported=_import_note(request)
+    )
     remember_table(response, request, code)
     return response
+
+
+@router.post("/t/{code}/import")
+async def import_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """Import an export file at the table (the API's limits and answers), then say what
+    was added."""
+    check_keeper_code(session, code=code)
+    session.rollback()
+    try:
+        check_create_limit(request)
+    except RateLimited as error:
+        response = render(request, "error.html", {"message": str(error)}, status_code=429)
+        response.headers["Retry-After"] = str(error.retry_after)
+        return response
+    async with request.form(max_files=1) as form:
+        upload = form.get("document")
+        raw = await upload.read() if isinstance(upload, UploadFile) else None
+    if raw is None:
+        message = "Choose an export file (the .json a Crownkeeper export saves) to import."
+        return render(request, "error.html", {"message": message}, status_code=422)
+    settings = request.app.state.settings
+    try:
+        imported = await run_in_threadpool(
+            import_document,
+            session,
+            raw,
+            table_code=code,
+            max_games=settings.import_max_games,
+            max_people=settings.table_max_people,
+        )
+    except ImportRefused as error:
+        status = 413 if isinstance(error, ImportTooBig) else 422
+        return render(request, "error.html", {"message": str(error)}, status_code=status)
+    url = request.url_for("table_page", code=code).include_query_params(
+        imported=imported.added, already=imported.already_there
+    )
+    return RedirectResponse(f"{url}#import", 303)
+
+
+def _import_note(request: Request) -> str:
+    """What the page says after an import (from its query: imported=N&already=M)."""
+    added, already = request.query_params.get("imported"), request.query_params.get("already")
+    if not (added and already and added.isdigit() and already.isdigit()):
+        return ""
+    games = "game" if int(added) == 1 else "games"
+    there = "was" if int(already) == 1 else "were"
+    return f"Added {int(added)} {games}; {int(already)} {there} already here."
 
 
 @router.post("/t/{code}/games")
@@ -184,7 +246,9 @@ def sheet(code: Code, session: SessionDep) -> Response:
     return Response(
         sheet_csv(state),
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": 'attachment; filename="crownkeeper-sheet.csv"'},
+        headers=attachment(
+            download_name("sheet", *state.players, when=state.created_at, suffix="csv")
+        ),
     )
 
 
@@ -255,8 +319,12 @@ def _table_response(
     *,
     block: str | None = None,
     status_code: int = 200,
+    deleted: Sequence[DeletedGame] = (),
+    imported: str = "",
 ) -> Response:
     context = {
+        "deleted": deleted,
+        "imported": imported,
         "table": state,
         "form": form,
         "seated": {n.strip().casefold() for n in form.names if n.strip()},

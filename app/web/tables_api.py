@@ -1,8 +1,6 @@
 """The JSON API for tables, and for what a game offers looking back: rematch, export,
 delete and restore. Errors are answered by the app's handlers (web/errors.py)."""
 
-import gc
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, status
@@ -13,9 +11,10 @@ from ..db import SessionDep
 from ..exports import (
     ImportRefused,
     ImportTooBig,
-    check_nesting,
+    attachment,
+    download_name,
     game_document,
-    import_table,
+    import_document,
     table_document,
 )
 from ..games import GameError, delete_game, load_game, open_game, rematch_game, restore_game
@@ -81,9 +80,11 @@ def merge(code: KeeperTableCode, person_id: int, body: PersonMerge, session: Ses
 
 
 @router.get("/tables/{code}/export", responses=TABLE_ERRORS)
-def export_table(code: TableCode, session: SessionDep) -> Any:
-    """Every game of the table as one document."""
-    return JSONResponse(table_document(session, table_code=code))
+def export_table(code: TableCode, session: SessionDep, download: bool = False) -> Any:
+    """Every game of the table as one document (`?download=1`: as a file to save)."""
+    document = table_document(session, table_code=code)
+    headers = attachment(download_name(document["name"])) if download else None
+    return JSONResponse(document, headers=headers)
 
 
 @router.post("/tables/{code}/import", responses=TABLE_ERRORS)
@@ -95,8 +96,8 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
     check_create_limit(request)
     raw = await request.body()
     try:
-        added = await run_in_threadpool(
-            _import,
+        imported = await run_in_threadpool(
+            import_document,
             session,
             raw,
             table_code=code,
@@ -108,25 +109,8 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
     except ImportRefused as error:
         return api_problem(422, str(error))
     state = await run_in_threadpool(load_table, session, code=code, games_limit=GAMES_LISTED)
-    return JSONResponse({"imported": added, "table": table_public(state)})
-
-
-def _import(session: SessionDep, raw: bytes, **limits: Any) -> int:
-    """Read the document and import it (in a thread: none of it on the event loop). The
-    cycle collector waits meanwhile: an import makes a few million short-lived objects, and
-    each full collection through them held every other request for up to seconds."""
-    check_nesting(raw)
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        try:
-            document = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError) as error:
-            raise ImportRefused("The document is not valid JSON.") from error
-        return import_table(session, document=document, **limits)
-    finally:
-        if paused:
-            gc.enable()
+    answer = {"imported": imported.added, "already_there": imported.already_there}
+    return JSONResponse({**answer, "table": table_public(state)})
 
 
 @router.post("/games/{code}/rematch", status_code=status.HTTP_201_CREATED)
@@ -140,9 +124,12 @@ def rematch(code: Code, request: Request, session: SessionDep) -> Any:
 
 
 @router.get("/games/{code}/export")
-def export_game(code: Annotated[str, Path()], session: SessionDep) -> Any:
-    """The whole game as a document, with a format version and a stable id."""
-    return JSONResponse(game_document(load_game(session, code=code)))
+def export_game(code: Annotated[str, Path()], session: SessionDep, download: bool = False) -> Any:
+    """The whole game as a document, with a format version and a stable id (`?download=1`:
+    as a file to save)."""
+    state = load_game(session, code=code)
+    name = download_name(*state.players, when=state.created_at)
+    return JSONResponse(game_document(state), headers=attachment(name) if download else None)
 
 
 @router.delete("/games/{code}")

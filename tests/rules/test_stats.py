@@ -160,3 +160,43 @@ def test_start_points_of_a_player_who_joined_count_in_the_total_not_per_round():
 def test_a_game_without_rounds_is_nobodys_full_game():
     outcomes = game_outcomes([], [], seat_count=2, winners=[])
     assert [outcome.full_game for outcome in outcomes] == [False, False]
+
+
+def test_a_player_who_left_before_playing_has_no_game_there():
+    lines = [line(1, ANN, 80, won=True), line(1, BEN, 90), line(1, CY, 0, rounds=0, seated=False)]
+    stats = table_stats(lines)
+    assert CY not in stats or stats[CY].games == 0
+    assert CY not in head_to_head(lines)
+    assert CY not in head_to_head(lines)[ANN]
+
+
+def test_head_to_head_counts_only_people_seated_at_the_end():
+    # Cy left after 5 rounds with 63: not "lower" than those who played all 11.
+    lines = [
+        line(1, ANN, 120, won=True),
+        line(1, BEN, 150),
+        line(1, CY, 63, rounds=5, seated=False),
+    ]
+    versus = head_to_head(lines)
+    assert versus[ANN] == {BEN: HeadToHead(games=1, lower=1, higher=0)}
+    assert CY not in versus and CY not in versus[BEN]
+    # Their own game still counts for them: they played 5 rounds of it.
+    assert table_stats(lines)[CY].games == 1 and table_stats(lines)[CY].rounds == 5
+
+
+def test_a_tie_settled_by_a_tie_break_counts_for_its_winner():
+    lines = [line(1, ANN, 100, won=True), line(1, BEN, 100), line(1, CY, 130)]
+    versus = head_to_head(lines)
+    assert versus[ANN][BEN] == HeadToHead(games=1, lower=1, higher=0)
+    assert versus[BEN][ANN] == HeadToHead(games=1, lower=0, higher=1)
+    # Still tied (both won: the tie was shared): neither is lower.
+    shared = [line(2, ANN, 100, won=True), line(2, BEN, 100, won=True)]
+    assert head_to_head(shared)[ANN][BEN] == HeadToHead(games=1, lower=0, higher=0)
+
+
+def test_solitaire_best_counts_games_of_every_pile_only():
+    lines = [
+        line(1, ANN, 0, rounds=1, solitaire=True),  # ended after one closed pile
+        line(2, ANN, 75, solitaire=True),
+    ]
+    assert person_stats(lines).solitaire == SolitaireStats(played=2, won=0, best_total=75)
