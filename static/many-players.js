@@ -70,7 +70,14 @@
   });
   document.addEventListener("change", function (event) {
     var form = event.target.form;
-    if (event.target.name !== "went_out" || !form.hasAttribute("data-fold")) return;
+    if (!form || !form.hasAttribute("data-fold")) return;
+    // "Laid everything down: 0" finishes the seat: on to the next seat's keys, as a key does.
+    if (event.target.name.indexOf("zero_") === 0 && event.target.checked) {
+      var done = event.target.closest("fieldset.seat"), all = seats(form);
+      moveTo(form, all.slice(all.indexOf(done) + 1).find(function (s) { return !isOut(s); }) || done);
+      return;
+    }
+    if (event.target.name !== "went_out") return;
     var seat = event.target.closest("fieldset.seat");
     foldSeats(form, seat.dataset.seat === form.dataset.active ? seat : form.querySelector('fieldset.seat[data-seat="' + form.dataset.active + '"]'));
   });

@@ -124,7 +124,10 @@
     var row = document.querySelector('#sheet tr[data-saved][data-round="' + form.dataset.round + '"]');
     if (!row || !form.hasAttribute("data-fresh") || form.saving) return;
     var cells = row.querySelectorAll("td");
-    note(form, "other-phone", "Another phone saved round " + form.dataset.round + " a moment ago. What it saved is shown beside each player; your taps are kept here, not saved.");
+    // "Your taps are kept" only when there are taps to keep.
+    var tapped = !blankDraft(draftOf(form));
+    note(form, "other-phone", "Another phone saved round " + form.dataset.round + " a moment ago. What it saved is shown beside each player" +
+      (tapped ? "; your taps are kept here, not saved." : "."));
     form.querySelectorAll("fieldset.seat").forEach(function (seat, index) {
       var cell = cells[index];
       var shown = seat.querySelector(".saved-other") || seat.querySelector(".went-out").insertAdjacentElement("beforebegin", document.createElement("span"));

@@ -95,3 +95,17 @@ def test_recently_deleted_games_are_listed_with_a_restore_button(client):
     # The watch page shows no such list.
     client.delete(f"/api/games/{game['code']}")
     assert "Recently deleted" not in visible_text(client.get(f"/t/{table['watch_code']}").text)
+
+
+def test_a_tables_new_game_form_offers_solitaire_with_one_name(client):
+    table = new_table(client)
+    page = client.get(f"/t/{table['code']}").text
+    assert any(i.get("value") == "solitaire" for i in elements(page, "input"))
+    fields = {"mode": "solitaire", "name_0": "Ann", "name_1": "Ben", "action": "create"}
+    started = client.post(f"/t/{table['code']}/games", data=fields, follow_redirects=False)
+    assert started.status_code == 303
+    code = started.headers["location"].rsplit("/", 1)[-1]
+    game = client.get(f"/api/games/{code}").json()
+    assert game["mode"] == "solitaire" and game["players"] == ["Ann"]
+    listed = client.get(f"/api/tables/{table['code']}").json()
+    assert [p["name"] for p in listed["people"]] == ["Ann"]

@@ -262,7 +262,10 @@ class NewGameForm:
         return True
 
     def players(self) -> tuple[list[str], int]:
-        """The filled-in names and the first dealer's index among them."""
+        """The filled-in names and the first dealer's index among them (solitaire: the first
+        seat's name alone, the only one the form shows for it)."""
+        if self.mode == "solitaire":
+            return ([self.names[0]] if self.names and self.names[0].strip() else []), 0
         filled = [(i, name) for i, name in enumerate(self.names) if name.strip()]
         first = next((n for n, (i, _) in enumerate(filled) if i == self.first_dealer), 0)
         return [name for _, name in filled], first
