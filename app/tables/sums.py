@@ -205,36 +205,35 @@ def sum_game(session: Session, game_id: int) -> None:
     """Sum again the stats of the people of one game, and of each pair of them: one
     statement a table of sums."""
     people = select(PersonGame.person_id).where(PersonGame.game_id == game_id)
-    first, second = aliased(PersonGame), aliased(PersonGame)
-    pairs = (
-        select(
-            first.person_id.label("person_id"),
-            second.person_id.label("other_id"),
-            first.table_id.label("table_id"),
-        )
-        .join(second, and_(second.game_id == first.game_id, second.person_id != first.person_id))
-        .where(first.game_id == game_id)
-        .distinct()
+    _upsert_sums(
+        session, col(Person.id).in_(people), _pairs(lambda first: first.game_id == game_id)
     )
-    _upsert_sums(session, col(Person.id).in_(people), pairs)
 
 
 def sum_table(session: Session, table_id: int) -> None:
     """Sum again everyone's stats at the table (after a merge, or many games at once)."""
     for model in (PersonSums, PairSums):
         session.execute(delete(model).where(col(model.table_id) == table_id))
+    pairs = _pairs(
+        lambda first: and_(first.table_id == table_id, first.counted, not_(first.solitaire))
+    )
+    _upsert_sums(session, col(Person.table_id) == table_id, pairs)
+
+
+def _pairs(chosen: Any) -> Any:
+    """Every two people who sat in the same game, for the games `chosen` picks (given the
+    first person's row of the game)."""
     first, second = aliased(PersonGame), aliased(PersonGame)
-    pairs = (
+    return (
         select(
             first.person_id.label("person_id"),
             second.person_id.label("other_id"),
             first.table_id.label("table_id"),
         )
         .join(second, and_(second.game_id == first.game_id, second.person_id != first.person_id))
-        .where(first.table_id == table_id, first.counted, not_(first.solitaire))
+        .where(chosen(first))
         .distinct()
     )
-    _upsert_sums(session, col(Person.table_id) == table_id, pairs)
 
 
 def _upsert_sums(session: Session, chosen_people: Any, pairs: Any) -> None:

@@ -7,8 +7,10 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Path, Request
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from ..db import SessionDep
+from ..exports import Imported, import_document
 from ..games import (
     GameNotFound,
     GameState,
@@ -113,3 +115,19 @@ def page_game_to_edit(session: Session, code: str) -> GameState:
     if not state.can_edit:
         raise ReadOnlyLink(ReadOnlyLink.message)
     return state
+
+
+async def import_into(
+    request: Request, session: Session, *, table_code: str, raw: bytes
+) -> Imported:
+    """Import an export's bytes at the table, off the event loop, within this server's
+    IMPORT_MAX_GAMES and TABLE_MAX_PEOPLE (ImportRefused, or ImportTooBig, in words)."""
+    settings = request.app.state.settings
+    return await run_in_threadpool(
+        import_document,
+        session,
+        raw,
+        table_code=table_code,
+        max_games=settings.import_max_games,
+        max_people=settings.table_max_people,
+    )

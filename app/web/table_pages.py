@@ -10,7 +10,6 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlmodel import Session
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from ..db import SessionDep
@@ -19,7 +18,6 @@ from ..exports import (
     ImportTooBig,
     attachment,
     download_name,
-    import_document,
     sheet_csv,
 )
 from ..games import (
@@ -51,7 +49,7 @@ from ..tables import (
     start_game,
 )
 from .chart import running_totals, totals_chart
-from .deps import check_create_limit, check_rematch_limit, page_game_for_change
+from .deps import check_create_limit, check_rematch_limit, import_into, page_game_for_change
 from .forms import NewGameForm
 from .remembered import home_context, remember, remember_table
 from .rendering import posted_fields, redirect, render, templates
@@ -129,16 +127,8 @@ async def import_page(request: Request, code: Code, session: SessionDep) -> Resp
     if raw is None:
         message = "Choose an export file (the .json a Crownkeeper export saves) to import."
         return render(request, "error.html", {"message": message}, status_code=422)
-    settings = request.app.state.settings
     try:
-        imported = await run_in_threadpool(
-            import_document,
-            session,
-            raw,
-            table_code=code,
-            max_games=settings.import_max_games,
-            max_people=settings.table_max_people,
-        )
+        imported = await import_into(request, session, table_code=code, raw=raw)
     except ImportRefused as error:
         status = 413 if isinstance(error, ImportTooBig) else 422
         return render(request, "error.html", {"message": str(error)}, status_code=status)

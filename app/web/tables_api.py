@@ -14,12 +14,18 @@ from ..exports import (
     attachment,
     download_name,
     game_document,
-    import_document,
     table_document,
 )
 from ..games import GameError, delete_game, load_game, open_game, rematch_game, restore_game
 from ..tables import TableError, create_table, load_table, merge_people, rename_person
-from .deps import Code, KeeperTableCode, TableCode, check_create_limit, check_rematch_limit
+from .deps import (
+    Code,
+    KeeperTableCode,
+    TableCode,
+    check_create_limit,
+    check_rematch_limit,
+    import_into,
+)
 from .errors import api_problem
 from .schemas import PersonMerge, PersonRename, TableCreate, game_public, table_public
 
@@ -92,18 +98,10 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
     """Recreate an export's games at the table; games already there are skipped. Counted
     against CREATE_RATE_LIMIT like a new game; IMPORT_MAX_GAMES and TABLE_MAX_PEOPLE are
     checked before anything else, and the games are written off the event loop."""
-    settings = request.app.state.settings
     check_create_limit(request)
     raw = await request.body()
     try:
-        imported = await run_in_threadpool(
-            import_document,
-            session,
-            raw,
-            table_code=code,
-            max_games=settings.import_max_games,
-            max_people=settings.table_max_people,
-        )
+        imported = await import_into(request, session, table_code=code, raw=raw)
     except ImportTooBig as error:
         return api_problem(413, str(error))
     except ImportRefused as error:
