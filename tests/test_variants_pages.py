@@ -60,15 +60,18 @@ def test_a_solitaire_game_ended_early_says_how_many_piles_it_had(client, new_gam
     assert "Not this time: 4 points left" in text
 
 
-def test_one_name_for_a_game_or_two_for_solitaire_is_refused_and_kept(client):
+def test_one_name_for_a_game_is_refused_and_solitaire_takes_the_first_name(client):
     one = create_by_form(client, ["Ann"], mode="game")
     assert one.status_code == 422
     assert "for one player, choose Solitaire" in visible_text(one.text)
+    # Solitaire shows the first name field only: what the others still hold is left out.
     two = create_by_form(client, ["Ann", "Ben"], mode="solitaire")
-    assert two.status_code == 422
-    assert "Solitaire is for one player" in visible_text(two.text)
-    assert [e["value"] for e in elements(two.text, "input", name="name_1")] == ["Ben"]
-    assert elements(two.text, "input", name="mode", value="solitaire")[0].get("checked") == ""
+    assert two.status_code == 303
+    game = client.get(f"/api/games/{code_of(two)}").json()
+    assert game["mode"] == "solitaire" and game["players"] == ["Ann"]
+    nobody = create_by_form(client, ["", "Ben"], mode="solitaire")
+    assert nobody.status_code == 422
+    assert elements(nobody.text, "input", name="mode", value="solitaire")[0].get("checked") == ""
 
 
 def test_kings_first_from_the_form(client):
