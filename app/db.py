@@ -102,7 +102,9 @@ def make_engine(database_url: str, *, busy_timeout_ms: int = 5000) -> Engine:
             raise
 
     def _done_writing(connection: Connection) -> None:
-        if connection.info.pop("writing", False):
+        # An invalidated connection has no info to read: the pool's "invalidate" event below
+        # already let go of its lock.
+        if not connection.invalidated and connection.info.pop("writing", False):
             writers.release()
 
     def _given_back(_dbapi_connection: Any, record: Any, *_: Any) -> None:

@@ -249,8 +249,9 @@ def import_table(
             f"{max_people} (TABLE_MAX_PEOPLE). Nothing was imported."
         )
     games_in = _parse(document)
-    known = tables.known_sources(session, table_code=table_code)
     begin_write(session)
+    # Under the write lock: a second import of the same document waits, then skips it all.
+    known = tables.known_sources(session, table_code=table_code, lock=True)
     # One transaction, written a batch of games at a time: each game is read into the format
     # and checked on its own (the document's copy let go as it goes), so neither the
     # document nor its rows are ever all in memory twice, and a refusal anywhere rolls

@@ -43,9 +43,8 @@ class LiveServer:
         self.thread = None
 
     def start(self):
-        config = uvicorn.Config(
-            create_app(self.settings), log_level="warning", timeout_graceful_shutdown=1
-        )
+        self.app = create_app(self.settings)
+        config = uvicorn.Config(self.app, log_level="warning", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True

@@ -66,3 +66,44 @@ def test_health_answers_at_once_while_the_write_lock_is_held(
         assert all(headers.get("retry-after") for _, headers, _ in saves)
     finally:
         server.stop()
+
+
+def test_a_form_waiting_for_the_write_lock_never_holds_up_other_pages(
+    migrated_database_url, database_engine
+):
+    if database_engine != "sqlite":
+        pytest.skip("the write lock that holds a whole database is SQLite's")
+    from sqlmodel import Session
+
+    from app.db import begin_write
+
+    server = LiveServer(migrated_database_url, busy_timeout_ms=3000).start()
+    try:
+        _, _, body = call(server.port, "POST", "/api/games", {"players": ["Ann", "Ben"]})
+        code = json.loads(body)["code"]
+        holder = Session(server.app.state.engine)
+        begin_write(holder)  # this process's write lock, held by another request
+        posted = []
+
+        def post_form():
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            form = "from=game&version=&went_out=0&points_1=13&save=1"
+            headers = {"content-type": "application/x-www-form-urlencoded"}
+            try:
+                connection.request("POST", f"/g/{code}/rounds/1", body=form, headers=headers)
+                posted.append(connection.getresponse().status)
+            finally:
+                connection.close()
+
+        waiting = threading.Thread(target=post_form)
+        waiting.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        status, _, _ = call(server.port, "GET", f"/g/{code}")
+        assert status == 200 and time.monotonic() - started < 0.5
+        holder.rollback()
+        holder.close()
+        waiting.join()
+        assert posted == [303]
+    finally:
+        server.stop()

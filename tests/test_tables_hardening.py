@@ -226,3 +226,66 @@ def test_a_finished_game_at_a_table_still_plays_back_after_import(client):
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     other = new_table(client, "Cousins")
     assert import_into(client, other, exported).json()["imported"] == 1
+
+
+def test_a_code_holding_a_nul_is_nobodys(client):
+    for path in ("/api/games/abc%00def", "/g/abc%00def", "/api/tables/abc%00def", "/t/abc%00def"):
+        assert client.get(path).status_code == 404, path
+
+
+def test_a_renamed_person_cannot_join_the_game_they_are_in_under_their_old_name(client):
+    table = new_table(client)
+    game = table_game(client, table, ["Ann", "Bob"])
+    bob = person(client.get(f"/api/tables/{table['code']}").json(), "Bob")
+    client.patch(f"/api/tables/{table['code']}/people/{bob['id']}", json={"name": "Robert"})
+    joined = client.post(f"/api/games/{game['code']}/players", json={"name": "Robert"})
+    assert joined.status_code == 422
+    assert "already plays in this game (as Bob)" in joined.json()["detail"]
+    assert len(client.get(f"/api/games/{game['code']}").json()["players"]) == 2
+    page = client.post(
+        f"/g/{game['code']}/players", data={"name": "Robert", "seat": "", "start": "zero"}
+    )
+    assert page.status_code == 422 and "already plays in this game" in page.text
+
+
+def test_two_imports_of_one_document_at_once_add_its_games_once(settings):
+    import threading
+
+    from sqlmodel import Session
+
+    from app.exports import import_document
+
+    with TestClient(create_app(settings)) as client:
+        table = new_table(client)
+        raw = json.dumps(document([recorded_game(n, ["Ann", "Ben"]) for n in range(40)])).encode()
+        added = []
+
+        def run():
+            with Session(client.app.state.engine) as session:
+                added.append(import_document(session, raw, table_code=table["code"]).added)
+
+        both = [threading.Thread(target=run) for _ in range(2)]
+        for thread in both:
+            thread.start()
+        for thread in both:
+            thread.join()
+        assert sorted(added) == [0, 40]
+        assert client.get(f"/api/tables/{table['code']}").json()["game_count"] == 40
+
+
+def test_a_failed_change_lets_go_of_the_write_lock_at_once(client):
+    from sqlmodel import Session
+
+    from app.games import GameNotFound, ReadOnlyLink, open_game
+
+    game = client.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
+    engine = client.app.state.engine
+    with Session(engine) as failing, Session(engine) as next_one:
+        for code, error in (("nope", GameNotFound), (game["watch_code"], ReadOnlyLink)):
+            with pytest.raises(error):
+                open_game(failing, code=code)
+            assert not failing.in_transaction()
+            # The next change opens at once, though the failed session is still open.
+            opened = open_game(next_one, code=game["code"])
+            assert opened.state().players == ("Ann", "Ben")
+            next_one.rollback()

@@ -53,7 +53,12 @@ def open_game(session: Session, *, code: str, include_deleted: bool = False) -> 
     """The game for a change with the scorekeeper's code: the write lock taken, its rows
     read once. Pass it to the operation as `game`; GameNotFound or ReadOnlyLink otherwise."""
     begin_write(session)
-    return store.read(session, code=code, include_deleted=include_deleted)
+    try:
+        return store.read(session, code=code, include_deleted=include_deleted)
+    except Exception:
+        # An unknown or a watch code: let go of the write lock here, in this thread.
+        session.rollback()
+        raise
 
 
 def opened(

@@ -63,6 +63,8 @@ def read(
     edit, the game row is locked until the write commits, so two processes saving the same
     version cannot both get through the version check. GameNotFound, ReplacedLink or
     ReadOnlyLink when the code cannot do that."""
+    if "\x00" in code:  # no code holds one (and PostgreSQL refuses it in a query)
+        raise GameNotFound("No game has this code. Check the link, or start a new game.")
     rematch = aliased(Game)
     newest_rematch = (
         select(rematch.id)

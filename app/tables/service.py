@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from sqlmodel import Session, col, delete, func, or_, select
 
 from .. import games
-from ..db import begin_write
+from ..db import begin_write, locked
 from ..games import GameMode, GameState
 from ..models import PairSums, Person, PersonGame, PersonSums, PlayTable, StaleSums, TableGame
 from ..names import UnreadableText, looks_blank, plain_name
@@ -36,6 +36,7 @@ from .sums import SUM_FIELDS, link_game, link_games, people_for, sum_table
 
 def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
     """The tables with these codes (either kind), in the order asked; unknown codes skipped."""
+    codes = [code for code in codes if "\x00" not in code]
     found = session.exec(
         select(PlayTable).where(
             or_(col(PlayTable.code).in_(codes), col(PlayTable.watch_code).in_(codes))
@@ -276,9 +277,11 @@ def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:
     return sorted(deleted, key=lambda game: game.deleted_at, reverse=True)
 
 
-def known_sources(session: Session, *, table_code: str) -> set[str]:
-    """Stable ids of games already at the table: its own games' ids and those imported."""
-    table = _find(session, table_code, for_edit=False)
+def known_sources(session: Session, *, table_code: str, lock: bool = False) -> set[str]:
+    """Stable ids of games already at the table: its own games' ids and those imported.
+    With lock (inside a write transaction), the table stays locked until it ends, so a
+    second import waits for this one and then finds its games known."""
+    table = _find(session, table_code, for_edit=False, lock=lock)
     rows = session.exec(
         select(TableGame.game_id, TableGame.source_id).where(TableGame.table_id == table.id)
     ).all()
@@ -299,10 +302,14 @@ def game_codes(session: Session, *, table_code: str) -> list[str]:
     )
 
 
-def _find(session: Session, code: str, *, for_edit: bool = True) -> PlayTable:
-    table = session.exec(
-        select(PlayTable).where(or_(PlayTable.code == code, PlayTable.watch_code == code))
-    ).first()
+def _find(session: Session, code: str, *, for_edit: bool = True, lock: bool = False) -> PlayTable:
+    """The table for code; with lock, its row locked until the write transaction ends (on
+    PostgreSQL: SQLite's write lock already holds the whole database)."""
+    # No code holds a NUL (and PostgreSQL refuses one in a query).
+    table = None
+    if "\x00" not in code:
+        query = select(PlayTable).where(or_(PlayTable.code == code, PlayTable.watch_code == code))
+        table = session.exec(locked(query) if lock else query).first()
     if table is None:
         raise TableNotFound("No table has this code. Check the link, or start a new table.")
     if for_edit and code != table.code:

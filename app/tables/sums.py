@@ -17,6 +17,7 @@ from ..db import upsert_from_select
 from ..games import GameChange, GameState
 from ..models import PairSums, Person, PersonGame, PersonSums, Seat, TableGame, utc_now
 from ..rules.stats import PersonTotals, game_outcomes
+from .state import TableError
 
 SUM_FIELDS = [f.name for f in fields(PersonTotals)]
 
@@ -180,6 +181,17 @@ def _seat_joined(session: Session, table_id: int, state: GameState, position: in
         .execution_options(synchronize_session=False)
     )
     (person_id,) = people_for(session, table_id, [state.players[position]])
+    already = session.exec(
+        select(PersonGame.position).where(
+            PersonGame.game_id == state.game_id, PersonGame.person_id == person_id
+        )
+    ).first()
+    if already is not None:
+        # A person renamed at the table whose old name is still on this game's sheet.
+        raise TableError(
+            f"{state.players[position]} already plays in this game (as "
+            f"{state.players[already]}): give the newcomer another name."
+        )
     session.add(
         PersonGame(table_id=table_id, game_id=state.game_id, person_id=person_id, position=position)
     )

@@ -23,9 +23,20 @@ from ..games import (
     open_game,
 )
 from ..tables import ReadOnlyTable, TableNotFound, check_keeper_code, is_keeper_code
+from .rendering import posted_fields
 
 Code = Annotated[str, Path(description="The game's code from its link")]
 TableCode = Annotated[str, Path(description="The table's code from its link")]
+
+
+async def form_fields(request: Request) -> dict[str, str]:
+    """A form post's text fields, read on the event loop before the route runs: a route
+    that writes is then a plain function, run in a thread, so the event loop never waits
+    for the write lock."""
+    return await posted_fields(request)
+
+
+FormFields = Annotated[dict[str, str], Depends(form_fields)]
 
 
 def keeper_table_code(code: TableCode, session: SessionDep) -> str:

@@ -29,8 +29,10 @@ from ..ratelimit import RateLimited
 from ..rules.cards import Decks
 from ..rules.schedule import plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
+from ..tables import TableError
 from .deps import (
     Code,
+    FormFields,
     check_create_limit,
     page_game,
     page_game_for_change,
@@ -39,7 +41,7 @@ from .deps import (
 )
 from .forms import HandForm, JoinForm, NewGameForm, RoundForm
 from .remembered import forget, home_context, remember
-from .rendering import error_page, posted_fields, redirect, render, share_links, wants_fragment
+from .rendering import error_page, redirect, render, share_links, wants_fragment
 
 router = APIRouter(include_in_schema=False)
 
@@ -51,9 +53,8 @@ def home(request: Request, session: SessionDep) -> Response:
 
 
 @router.post("/games")
-async def new_game(request: Request, session: SessionDep) -> Response:
+def new_game(request: Request, session: SessionDep, fields: FormFields) -> Response:
     """Create the game, or add, remove or move a seat on the form."""
-    fields = await posted_fields(request)
     form = NewGameForm.parse(fields)
     status, headers = 200, {}
     if not form.apply_action(fields):
@@ -113,9 +114,10 @@ def round_page(request: Request, code: Code, number: int, session: SessionDep) -
 
 # PUT is what the page's script sends (saving a round is idempotent); POST is the plain form.
 @router.api_route("/g/{code}/rounds/{number}", methods=["POST", "PUT"])
-async def post_round(request: Request, code: Code, number: int, session: SessionDep) -> Response:
+def post_round(
+    request: Request, code: Code, number: int, session: SessionDep, fields: FormFields
+) -> Response:
     """Save a round (or take a tap, when the phone runs no JavaScript)."""
-    fields = await posted_fields(request)
     game = page_game_for_change(session, code)
     state = game.state()
     players_in = round_or_404(state, number).players_in
@@ -176,15 +178,15 @@ def players_page(request: Request, code: Code, session: SessionDep) -> Response:
 
 
 @router.post("/g/{code}/players")
-async def join_page(request: Request, code: Code, session: SessionDep) -> Response:
+def join_page(request: Request, code: Code, session: SessionDep, fields: FormFields) -> Response:
     """Seat a new player from the next round on; a problem keeps what was typed."""
-    join = JoinForm.parse(await posted_fields(request))
+    join = JoinForm.parse(fields)
     game = page_game_for_change(session, code)
     state = game.state()
     if not join.error:
         try:
             add_player(session, game=game, name=join.name, seat=join.seat, start=join.start())
-        except GameError as error:
+        except (GameError, TableError) as error:
             session.rollback()
             join.error = str(error)
         else:

@@ -14,9 +14,9 @@ from ..games import GameError, GameState, RoundState, parse_cards, save_round
 from ..rules.cards import CardError
 from ..rules.scoring import RoundError, SeatResult
 from ..rules.solitaire import SOLITAIRE_DECKS
-from .deps import Code, page_game, page_game_for_change, round_or_404
+from .deps import Code, FormFields, page_game, page_game_for_change, round_or_404
 from .forms import HandForm
-from .rendering import posted_fields, redirect, render
+from .rendering import redirect, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,9 +31,10 @@ def pile_page(request: Request, code: Code, number: int, session: SessionDep) ->
 
 
 @router.post("/g/{code}/piles/{number}")
-async def save_pile(request: Request, code: Code, number: int, session: SessionDep) -> Response:
+def save_pile(
+    request: Request, code: Code, number: int, session: SessionDep, fields: FormFields
+) -> Response:
     """Save a pile: closed, its cards (laid out by the solver) or its points."""
-    fields = await posted_fields(request)
     game = page_game_for_change(session, code)
     state = game.state()
     pile = _pile_or_404(state, number)

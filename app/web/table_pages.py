@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from ..db import SessionDep
@@ -49,10 +50,16 @@ from ..tables import (
     start_game,
 )
 from .chart import running_totals, totals_chart
-from .deps import check_create_limit, check_rematch_limit, import_into, page_game_for_change
+from .deps import (
+    FormFields,
+    check_create_limit,
+    check_rematch_limit,
+    import_into,
+    page_game_for_change,
+)
 from .forms import NewGameForm
 from .remembered import home_context, remember, remember_table
-from .rendering import posted_fields, redirect, render, templates
+from .rendering import redirect, render, templates
 
 router = APIRouter(include_in_schema=False)
 Code = Annotated[str, Path()]
@@ -73,10 +80,9 @@ templates.env.globals.update(
 
 
 @router.post("/tables")
-async def new_table(request: Request, session: SessionDep) -> Response:
+def new_table(request: Request, session: SessionDep, fields: FormFields) -> Response:
     """Start a table from the home page; a refusal shows the home page again, with the name
     as typed and the reason by the form."""
-    fields = await posted_fields(request)
     name = fields.get("table_name", "")
     headers: dict[str, str] = {}
     try:
@@ -113,10 +119,10 @@ def table_page(request: Request, code: Code, session: SessionDep) -> Response:
 async def import_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Import an export file at the table (the API's limits and answers), then say what
     was added."""
-    check_keeper_code(session, code=code)
+    await run_in_threadpool(check_keeper_code, session, code=code)
     session.rollback()
     try:
-        check_create_limit(request)
+        await run_in_threadpool(check_create_limit, request)
     except RateLimited as error:
         response = render(request, "error.html", {"message": str(error)}, status_code=429)
         response.headers["Retry-After"] = str(error.retry_after)
@@ -149,10 +155,11 @@ def _import_note(request: Request) -> str:
 
 
 @router.post("/t/{code}/games")
-async def table_new_game(request: Request, code: Code, session: SessionDep) -> Response:
+def table_new_game(
+    request: Request, code: Code, session: SessionDep, fields: FormFields
+) -> Response:
     """Start a game at the table, or pick a person, add, remove or move a seat on the form."""
     state = _table_for_edit(session, code, games_limit=GAMES_SHOWN)
-    fields = await posted_fields(request)
     form = NewGameForm.parse(fields)
     status, headers = 200, {}
     picked = fields.get("pick", "")
@@ -188,12 +195,11 @@ async def table_new_game(request: Request, code: Code, session: SessionDep) -> R
 
 
 @router.post("/t/{code}/people/{person_id}")
-async def rename_or_merge(
-    request: Request, code: Code, person_id: int, session: SessionDep
+def rename_or_merge(
+    request: Request, code: Code, person_id: int, session: SessionDep, fields: FormFields
 ) -> Response:
     """Rename a person, or merge them into another (a misspelt name)."""
     check_keeper_code(session, code=code)
-    fields = await posted_fields(request)
     try:
         if fields.get("into"):
             into = int(fields["into"]) if re.fullmatch(r"[0-9]{1,20}", fields["into"]) else -1

@@ -98,7 +98,7 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
     """Recreate an export's games at the table; games already there are skipped. Counted
     against CREATE_RATE_LIMIT like a new game; IMPORT_MAX_GAMES and TABLE_MAX_PEOPLE are
     checked before anything else, and the games are written off the event loop."""
-    check_create_limit(request)
+    await run_in_threadpool(check_create_limit, request)
     raw = await request.body()
     try:
         imported = await import_into(request, session, table_code=code, raw=raw)
