@@ -289,3 +289,18 @@ def test_a_failed_change_lets_go_of_the_write_lock_at_once(client):
             opened = open_game(next_one, code=game["code"])
             assert opened.state().players == ("Ann", "Ben")
             next_one.rollback()
+
+
+def test_a_newcomer_mid_game_counts_against_the_tables_people_limit(limited):
+    table = new_table(limited)
+    game = table_game(limited, table, ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay"])
+    refused = limited.post(f"/api/games/{game['code']}/players", json={"name": "Gus"})
+    assert refused.status_code == 422 and "TABLE_MAX_PEOPLE" in refused.json()["detail"]
+    page = limited.post(f"/g/{game['code']}/players", data={"name": "Gus", "start": "zero"})
+    assert page.status_code == 422 and "TABLE_MAX_PEOPLE" in page.text
+    assert len(limited.get(f"/api/games/{game['code']}").json()["players"]) == 6
+    # Off the table, a game seats a newcomer as before.
+    plain = limited.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
+    assert (
+        limited.post(f"/api/games/{plain['code']}/players", json={"name": "Gus"}).status_code == 201
+    )

@@ -5,6 +5,7 @@ step with every change to a game)."""
 from .service import (
     add_recorded_games,
     check_keeper_code,
+    check_room_for,
     clean_table_name,
     create_table,
     find_tables,
@@ -50,6 +51,7 @@ __all__ = [
     "TableSummary",
     "add_recorded_games",
     "check_keeper_code",
+    "check_room_for",
     "clean_table_name",
     "create_table",
     "find_tables",

@@ -168,6 +168,23 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
     return load_table(session, code=table_code)
 
 
+def check_room_for(session: Session, *, game_id: int, name: str, max_people: int) -> None:
+    """TableError when a player joining this game mid-game would be a new person at a table
+    already holding max_people (nothing when the game is at no table, or the name is one of
+    its people already)."""
+    table_id = session.exec(select(TableGame.table_id).where(TableGame.game_id == game_id)).first()
+    if table_id is None:
+        return
+    names = session.exec(select(Person.name).where(Person.table_id == table_id)).all()
+    if name.strip().casefold() in {known.casefold() for known in names}:
+        return
+    if len(names) >= max_people:
+        raise TableError(
+            f"{name.strip()[:30]} would be person {len(names) + 1} of this table; a table has "
+            f"at most {max_people} (TABLE_MAX_PEOPLE). Merge people who are the same first."
+        )
+
+
 def person_named(session: Session, *, table_code: str, name: str) -> int:
     """The id of the table's person with this name (ignoring case and spacing); TableError
     when nobody at the table has it."""

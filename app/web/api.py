@@ -29,7 +29,7 @@ from ..games import (
 from ..rules.cards import Decks
 from ..rules.scoring import SeatResult
 from ..rules.solver import check_hand_size, round_wild_rank, solve
-from ..tables import start_game
+from ..tables import check_room_for, start_game
 from .deps import Code, check_create_limit
 from .errors import api_problem
 from .schemas import GameCreate, GamePublic, HandCheck, PlayerJoin, RoundSave, game_public
@@ -123,9 +123,14 @@ def tiebreak(code: Code, session: SessionDep) -> Any:
     response_model=GamePublic,
     responses=WRITE_ERRORS,
 )
-def join(code: Code, body: Annotated[PlayerJoin, Body()], session: SessionDep) -> Any:
-    """Seat a new player from the next unsaved round on."""
-    state = add_player(session, code=code, name=body.name, seat=body.seat, start=body.start)
+def join(
+    code: Code, body: Annotated[PlayerJoin, Body()], request: Request, session: SessionDep
+) -> Any:
+    """Seat a new player from the next unsaved round on (at a table: TABLE_MAX_PEOPLE)."""
+    game = open_game(session, code=code)
+    limit = request.app.state.settings.table_max_people
+    check_room_for(session, game_id=game.id, name=body.name, max_people=limit)
+    state = add_player(session, game=game, name=body.name, seat=body.seat, start=body.start)
     return JSONResponse(game_public(state), status_code=201)
 
 

@@ -29,7 +29,7 @@ from ..ratelimit import RateLimited
 from ..rules.cards import Decks
 from ..rules.schedule import plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
-from ..tables import TableError
+from ..tables import TableError, check_room_for
 from .deps import (
     Code,
     FormFields,
@@ -185,6 +185,8 @@ def join_page(request: Request, code: Code, session: SessionDep, fields: FormFie
     state = game.state()
     if not join.error:
         try:
+            limit = request.app.state.settings.table_max_people
+            check_room_for(session, game_id=game.id, name=join.name, max_people=limit)
             add_player(session, game=game, name=join.name, seat=join.seat, start=join.start())
         except (GameError, TableError) as error:
             session.rollback()
