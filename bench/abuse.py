@@ -359,7 +359,7 @@ WILD = {n: str(n + 2) if n + 2 <= 10 else "JQK"[n - 9] for n in range(1, 12)}
 
 def recorded_games(count: int, names_for) -> bytes:
     """An export of count finished games of 11 rounds (the first seat goes out each round,
-    the others keep a wild card: 20 points)."""
+    the others keep 20 points, a total every round can leave)."""
     games = []
     for number in range(count):
         players = names_for(number)

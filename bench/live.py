@@ -32,7 +32,8 @@ VIEWERS_ON_FIRST = 200
 VIEWERS_PER_OTHER = 2
 ROUNDS_ON_FIRST = 10
 PLAYERS = ["Ann", "Ben", "Cy", "Dee"]
-RESULTS = [{"went_out": True}, {"points": 10}, {"points": 11}, {"points": 12}]
+# Totals every round can leave (round 1 keeps 0 or 3 cards: 13 points at least).
+RESULTS = [{"went_out": True}, {"points": 20}, {"points": 21}, {"points": 22}]
 SAVE_EVERY_S = 0.3
 
 HEALTH_TIMEOUT_S = 30.0

@@ -387,7 +387,7 @@ async def load(
         lock = threading.Lock()
 
         def save(index: int, version: int, number: int, racing: bool, out: int) -> None:
-            # 20 (one wild card) is a hand every round can leave; 5 is not (round 3).
+            # 20 is a total every round can leave (5 + 7 + 8, or one wild card); 5 is not.
             results = [{"points": 20} for _ in PLAYERS]
             results[out] = {"went_out": True}
             body = {"results": results, "version": version}

@@ -36,7 +36,7 @@ def random_game(rng, index, start):
         results = [
             {"points": 0, "went_out": True}
             if seat == out
-            else {"points": rng.choice([0, 10, 15, 23, 40, 61])}  # each reachable in every round
+            else {"points": rng.choice([0, 13, 17, 23, 40, 65])}  # each reachable in every round
             for seat in range(len(players))
         ]
         rounds.append(

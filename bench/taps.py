@@ -60,7 +60,8 @@ def record_round(page, base_url, seat_count):
     for number in range(1, ROUND):
         page.request.put(
             f"{base_url}/api/games/{game['code']}/rounds/{number}",
-            data={"results": [{"went_out": True}] + [{"points": 5}] * (seat_count - 1)},
+            # 20 can be left in rounds 1 and 2 (5 cannot: round 1 keeps 0 or 3 cards)
+            data={"results": [{"went_out": True}] + [{"points": 20}] * (seat_count - 1)},
         )
     page.goto(f"{base_url}/g/{game['code']}")
     thumb = Thumb(page)

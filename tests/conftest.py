@@ -97,7 +97,7 @@ def new_game(client):
 def went_out_first(seat_count, *, out=0, points=None):
     """Round results where `out` went out and everyone else scored `points` (typed)."""
     return [
-        {"went_out": True} if seat == out else {"points": (points or [4] * seat_count)[seat]}
+        {"went_out": True} if seat == out else {"points": (points or [20] * seat_count)[seat]}
         for seat in range(seat_count)
     ]
 

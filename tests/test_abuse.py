@@ -83,7 +83,9 @@ def test_games_started_on_a_table_page_and_rematches_count(tmp_path):
         started = client.post(f"/t/{table['code']}/games", data=fields, follow_redirects=False)
         assert started.status_code == 303
         code = started.headers["location"].rsplit("/", 1)[-1]
-        client.put(f"/api/games/{code}/rounds/1", json={"results": went_out_first(2)})
+        client.put(
+            f"/api/games/{code}/rounds/1", json={"results": went_out_first(2, points=[0, 20])}
+        )
         assert client.post(f"/api/games/{code}/finish").status_code == 200
         assert client.post(f"/api/games/{code}/rematch").status_code == 201
         # The limit is reached: asking again for the same rematch is not a new game.
@@ -98,7 +100,9 @@ def test_games_started_on_a_table_page_and_rematches_count(tmp_path):
 def test_a_rematch_beyond_the_limit_is_429(tmp_path):
     with make_client(tmp_path, create_rate_limit="1/minute") as client:
         code = client.post("/api/games", json=PLAYERS).json()["code"]
-        client.put(f"/api/games/{code}/rounds/1", json={"results": went_out_first(3)})
+        client.put(
+            f"/api/games/{code}/rounds/1", json={"results": went_out_first(3, points=[0, 20, 20])}
+        )
         assert client.post(f"/api/games/{code}/finish").status_code == 200
         refused = client.post(f"/api/games/{code}/rematch")
         assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 0
@@ -176,11 +180,13 @@ def test_a_new_game_posted_from_another_site_is_refused(client, headers):
 def test_changes_from_another_site_change_nothing(client, new_game, headers):
     game = new_game()
     code = game["code"]
-    fields = {"version": str(game["version"]), "went_out": "0", "points_1": "3", "points_2": "4"}
+    fields = {"version": str(game["version"]), "went_out": "0", "points_1": "13", "points_2": "20"}
     assert client.post(f"/g/{code}/rounds/1", data=fields, headers=headers).status_code == 403
     assert client.post(f"/g/{code}/scorekeeper-code", headers=headers).status_code == 403
     put = client.put(
-        f"/api/games/{code}/rounds/1", json={"results": went_out_first(3)}, headers=headers
+        f"/api/games/{code}/rounds/1",
+        json={"results": went_out_first(3, points=[0, 20, 20])},
+        headers=headers,
     )
     assert put.status_code == 403
     after = client.get(f"/api/games/{code}").json()
@@ -311,7 +317,10 @@ def test_streams_are_capped_per_game_and_in_all(capped_server):
 
 def test_a_page_without_a_stream_can_poll_the_live_regions(client, new_game):
     game = new_game()
-    client.put(f"/api/games/{game['code']}/rounds/1", json={"results": went_out_first(3)})
+    client.put(
+        f"/api/games/{game['code']}/rounds/1",
+        json={"results": went_out_first(3, points=[0, 20, 20])},
+    )
     page = client.get(f"/g/{game['watch_code']}")
     assert f'data-poll="/g/{game["watch_code"]}/live"' in page.text
     live = client.get(f"/g/{game['watch_code']}/live")
@@ -339,11 +348,12 @@ def test_a_database_busy_past_the_timeout_answers_503(tmp_path):
         holder.execute("BEGIN IMMEDIATE")
         try:
             put = client.put(
-                f"/api/games/{game['code']}/rounds/1", json={"results": went_out_first(3)}
+                f"/api/games/{game['code']}/rounds/1",
+                json={"results": went_out_first(3, points=[0, 20, 20])},
             )
             form = client.post(
                 f"/g/{game['code']}/rounds/1",
-                data={"version": "1", "went_out": "0", "points_1": "2", "points_2": "3"},
+                data={"version": "1", "went_out": "0", "points_1": "13", "points_2": "20"},
             )
             created = client.post("/api/games", json=PLAYERS)
         finally:
@@ -356,7 +366,8 @@ def test_a_database_busy_past_the_timeout_answers_503(tmp_path):
             assert "content-security-policy" in response.headers
         # Once the lock is gone the same save goes through.
         again = client.put(
-            f"/api/games/{game['code']}/rounds/1", json={"results": went_out_first(3)}
+            f"/api/games/{game['code']}/rounds/1",
+            json={"results": went_out_first(3, points=[0, 20, 20])},
         )
         assert again.status_code == 200
 

@@ -82,7 +82,7 @@ def test_save_a_round_from_cards_went_out_and_points(client, new_game):
 def test_the_rulebook_example_costs_79_in_round_three(client, new_game):
     code = new_game()["code"]
     for number in (1, 2):
-        results = went_out_first(3, points=[0, 7, 7])
+        results = went_out_first(3, points=[0, 20, 20])
         assert put_round(client, code, number, results).status_code == 200
     state = put_round(
         client, code, 3, [{"went_out": True}, {"cards": ["5R", "9H", "JOKER"]}, {"cards": []}]
@@ -92,10 +92,10 @@ def test_the_rulebook_example_costs_79_in_round_three(client, new_game):
 
 def test_correcting_a_round_moves_totals_and_leader(client, new_game):
     code = new_game()["code"]
-    put_round(client, code, 1, went_out_first(3, points=[0, 10, 20]))
+    put_round(client, code, 1, went_out_first(3, points=[0, 13, 20]))
     put_round(client, code, 2, went_out_first(3, out=1, points=[30, 0, 5]))
-    state = put_round(client, code, 1, went_out_first(3, out=2, points=[40, 10, 0])).json()
-    assert state["totals"] == [70, 10, 5]
+    state = put_round(client, code, 1, went_out_first(3, out=2, points=[40, 13, 0])).json()
+    assert state["totals"] == [70, 13, 5]
     assert state["leaders"] == [2]
     assert state["rounds"][0]["went_out"] == 2
 
@@ -117,9 +117,13 @@ def test_round_numbers_outside_the_game_are_404(client, new_game, number):
 def test_stale_version_is_refused_with_the_current_game(client, new_game):
     game = new_game()
     code = game["code"]
-    first = put_round(client, code, 1, went_out_first(3), version=game["version"])
+    first = put_round(
+        client, code, 1, went_out_first(3, points=[0, 20, 20]), version=game["version"]
+    )
     assert first.status_code == 200
-    second = put_round(client, code, 1, went_out_first(3, out=1), version=game["version"])
+    second = put_round(
+        client, code, 1, went_out_first(3, out=1, points=[20, 0, 20]), version=game["version"]
+    )
     assert second.status_code == 409
     body = second.json()
     assert "changed this game" in body["detail"]
@@ -129,28 +133,30 @@ def test_stale_version_is_refused_with_the_current_game(client, new_game):
 
 def test_finishing_early_picks_the_winner_and_stops_new_rounds(client, new_game):
     code = new_game()["code"]
-    put_round(client, code, 1, went_out_first(3, points=[0, 10, 20]))
+    put_round(client, code, 1, went_out_first(3, points=[0, 13, 20]))
     response = client.post(f"/api/games/{code}/finish")
     assert response.status_code == 200
     state = response.json()
     assert state["finished"] is True
     assert state["current_round"] is None
     assert state["winners"] == [0]
-    refused = put_round(client, code, 2, went_out_first(3))
+    refused = put_round(client, code, 2, went_out_first(3, points=[0, 20, 20]))
     assert refused.status_code == 409
     assert "over" in refused.json()["detail"]
-    corrected = put_round(client, code, 1, went_out_first(3, out=1, points=[5, 0, 20])).json()
+    corrected = put_round(client, code, 1, went_out_first(3, out=1, points=[13, 0, 20])).json()
     assert corrected["winners"] == [1]
 
 
 def test_round_eleven_ends_the_game_and_ties_share_the_win(client, new_game):
     code = new_game()["code"]
     for number in range(1, 12):
-        state = put_round(client, code, number, went_out_first(3, out=number % 2, points=[0, 0, 9]))
+        state = put_round(
+            client, code, number, went_out_first(3, out=number % 2, points=[0, 0, 20])
+        )
         assert state.status_code == 200
     final = state.json()
     assert final["finished"] is True and final["current_round"] is None
-    assert final["totals"] == [0, 0, 99]
+    assert final["totals"] == [0, 0, 220]
     assert final["winners"] == [0, 1]
 
 
@@ -181,19 +187,22 @@ def test_names_are_trimmed(new_game):
 @pytest.mark.parametrize(
     ("results", "message"),
     [
-        ([{"points": 4}, {"points": 4}, {"points": 4}], "went out first"),
-        ([{"went_out": True}, {"went_out": True}, {"points": 4}], "Only one player"),
-        ([{"went_out": True}, {"cards": ["4", "5", "6", "7"]}, {"points": 4}], "only 3 were dealt"),
-        ([{"went_out": True}, {"cards": ["2H"]}, {"points": 4}], "not a card"),
-        ([{"went_out": True}, {"cards": ["QX"]}, {"points": 4}], "not a card"),
-        ([{"went_out": True}, {"points": -5}, {"points": 4}], "negative"),
-        ([{"went_out": True}, {"points": 1}, {"points": 4}], "1 or 2"),
-        ([{"went_out": True}, {"points": 2}, {"points": 4}], "1 or 2"),
-        ([{"went_out": True}, {"points": 151}, {"points": 4}], "at most 150"),
-        ([{"went_out": True}, {"points": 10**30}, {"points": 4}], "at most 150"),
-        ([{"went_out": True}, {"points": 4}], "each of the 3 players"),
-        ([{"went_out": True}, {"points": 4, "cards": ["Q"]}, {"points": 4}], "one of"),
-        ([{"went_out": True}, {"points": "many"}, {"points": 4}], "points"),
+        ([{"points": 20}, {"points": 20}, {"points": 20}], "went out first"),
+        ([{"went_out": True}, {"went_out": True}, {"points": 20}], "Only one player"),
+        (
+            [{"went_out": True}, {"cards": ["4", "5", "6", "7"]}, {"points": 20}],
+            "only 3 were dealt",
+        ),
+        ([{"went_out": True}, {"cards": ["2H"]}, {"points": 20}], "not a card"),
+        ([{"went_out": True}, {"cards": ["QX"]}, {"points": 20}], "not a card"),
+        ([{"went_out": True}, {"points": -5}, {"points": 20}], "negative"),
+        ([{"went_out": True}, {"points": 1}, {"points": 20}], "1 or 2"),
+        ([{"went_out": True}, {"points": 2}, {"points": 20}], "1 or 2"),
+        ([{"went_out": True}, {"points": 76}, {"points": 20}], "at most 75"),
+        ([{"went_out": True}, {"points": 10**30}, {"points": 20}], "at most 75"),
+        ([{"went_out": True}, {"points": 20}], "each of the 3 players"),
+        ([{"went_out": True}, {"points": 20, "cards": ["Q"]}, {"points": 20}], "one of"),
+        ([{"went_out": True}, {"points": "many"}, {"points": 20}], "points"),
         ([{"went_out": True}, {"cards": ["JOKER"] * 3}, {"cards": ["JOKER"] * 3}], None),
     ],
 )
@@ -210,7 +219,7 @@ def test_impossible_rounds_are_refused_in_words(client, new_game, results, messa
 
 def test_jokers_across_the_table(client, new_game):
     code = new_game(["Ann", "Ben", "Cy", "Dee"])["code"]
-    put_round(client, code, 1, went_out_first(4))
+    put_round(client, code, 1, went_out_first(4, points=[0, 20, 20, 20]))
     results = [
         {"went_out": True},
         {"cards": ["JOKER"] * 4},

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def results(seat_count=3):
-    # Points a leftover hand can reach in every round (10 and 11 are; 4 is not in round 2).
-    return [SeatResult(went_out=True)] + [SeatResult(points=10 + s) for s in range(seat_count - 1)]
+    # Points a leftover hand can reach in every round (20 and 21 are; 10 is not in round 1).
+    return [SeatResult(went_out=True)] + [SeatResult(points=20 + s) for s in range(seat_count - 1)]
 
 
 def saved_rounds(database: Path) -> set[tuple[str, int]]:
@@ -99,7 +99,7 @@ def test_backup_and_restore_bring_a_game_back_exactly(tmp_path):
         game = client.post("/api/games", json={"players": ["Ann", "Ben", "Cy"]}).json()
         code = game["code"]
         for number in (1, 2, 3):
-            rounds = [{"went_out": True}, {"cards": ["5H", "JOKER"]}, {"points": number}]
+            rounds = [{"went_out": True}, {"cards": ["5H", "JOKER"]}, {"points": 20 + number}]
             client.put(f"/api/games/{code}/rounds/{number}", json={"results": rounds})
         kept = client.get(f"/api/games/{code}").json()
 
@@ -113,7 +113,7 @@ def test_backup_and_restore_bring_a_game_back_exactly(tmp_path):
         # Later the game changes (and goes wrong).
         client.put(
             f"/api/games/{code}/rounds/1",
-            json={"results": [{"points": 50}, {"went_out": True}, {"points": 50}]},
+            json={"results": [{"points": 40}, {"went_out": True}, {"points": 40}]},
         )
         client.post(f"/api/games/{code}/finish")
     app.state.engine.dispose()

@@ -68,7 +68,7 @@ def test_lone_surrogates_in_names_get_422(client, body):
 
 def test_lone_surrogates_in_cards_get_422(client, new_game):
     game = new_game()
-    body = '{"results": [{"went_out": true}, {"cards": ["5\\ud800"]}, {"points": 3}]}'
+    body = '{"results": [{"went_out": true}, {"cards": ["5\\ud800"]}, {"points": 13}]}'
     response = raw_post(client, f"/api/games/{game['code']}/rounds/1", body, "PUT")
     assert response.status_code == 422
     solve = raw_post(client, "/api/hands/solve", '{"cards": ["\\ud83d"], "wild_rank": "3"}')
@@ -79,8 +79,8 @@ def test_lone_surrogates_in_cards_get_422(client, new_game):
 @pytest.mark.parametrize(
     "seat",
     [
-        {"points": "5"},
-        {"points": 5.0},
+        {"points": "15"},
+        {"points": 15.0},
         {"points": True},
         {"went_out": 1},
         {"went_out": "true"},
@@ -89,9 +89,10 @@ def test_lone_surrogates_in_cards_get_422(client, new_game):
 )
 def test_types_are_taken_as_written(client, new_game, seat):
     game = new_game()
-    results = [{"went_out": True}, seat, {"points": 3}]
+    # Round 1 keeps 0 or 3 cards: 13 points at least, so only the type can be wrong.
+    results = [{"went_out": True}, seat, {"points": 13}]
     if seat.get("went_out") is not None:
-        results[0] = {"points": 3}
+        results[0] = {"points": 13}
     response = client.put(f"/api/games/{game['code']}/rounds/1", json={"results": results})
     assert response.status_code == 422, response.text
     assert client.get(f"/api/games/{game['code']}").json()["version"] == game["version"]
@@ -100,8 +101,8 @@ def test_types_are_taken_as_written(client, new_game, seat):
 @pytest.mark.parametrize(
     "body",
     [
-        {"results": went_out_first(3), "version": "1"},
-        {"results": went_out_first(3), "version": 1.0},
+        {"results": went_out_first(3, points=[13] * 3), "version": "1"},
+        {"results": went_out_first(3, points=[13] * 3), "version": 1.0},
     ],
 )
 def test_a_version_must_be_a_whole_number(client, new_game, body):
@@ -176,14 +177,14 @@ def test_a_round_form_with_an_unreadable_version_saves_nothing_and_keeps_the_tap
         "version": version,
         "went_out": "0",
         "cards_1": "5H,KS",
-        "points_2": "7",
+        "points_2": "17",
     }
     response = client.post(f"/g/{game['code']}/rounds/1", data=fields)
     assert response.status_code == 422
     text = page_text(response.text)
     assert "nothing was saved" in text
     assert 'value="5H,KS"' in response.text
-    assert 'value="7"' in response.text
+    assert 'value="17"' in response.text
     saved = client.get(f"/api/games/{game['code']}").json()
     assert saved["version"] == game["version"]
     assert saved["rounds"][0]["scores"] is None
@@ -192,8 +193,11 @@ def test_a_round_form_with_an_unreadable_version_saves_nothing_and_keeps_the_tap
 def test_a_stale_form_version_still_gets_409(client, new_game):
     game = new_game()
     code = game["code"]
-    client.put(f"/api/games/{code}/rounds/1", json={"results": went_out_first(3)})
-    fields = {"version": str(game["version"]), "went_out": "1", "points_0": "3", "points_2": "4"}
+    saved = client.put(
+        f"/api/games/{code}/rounds/1", json={"results": went_out_first(3, points=[13] * 3)}
+    )
+    assert saved.status_code == 200
+    fields = {"version": str(game["version"]), "went_out": "1", "points_0": "3", "points_2": "5"}
     response = client.post(f"/g/{code}/rounds/2", data=fields)
     assert response.status_code == 409
 

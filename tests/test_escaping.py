@@ -35,7 +35,7 @@ def smuggled(html):
 def game(client, new_game):
     """A game between hostile names with round 1 saved, so every name shows on the sheet."""
     game = new_game(HOSTILE_NAMES)
-    results = [{"went_out": True}, {"points": 5}, {"points": 6}, {"cards": ["KH"]}]
+    results = [{"went_out": True}, {"points": 13}, {"points": 14}, {"cards": ["KH"]}]
     saved = client.put(f"/api/games/{game['code']}/rounds/1", json={"results": results})
     assert saved.status_code == 200
     return saved.json() | {"watch_code": game["watch_code"]}

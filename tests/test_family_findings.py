@@ -55,9 +55,9 @@ def test_after_a_tie_break_only_its_winner_wears_the_crown(client):
     code = table_game(client, table, ["Ann", "Ben", "Cy"])["code"]
     for number in range(1, 12):
         out = 0 if number % 2 else 1
-        results = [{"points": 10}, {"points": 10}, {"points": 20}]
+        results = [{"points": 20}, {"points": 20}, {"points": 30}]
         results[out] = {"went_out": True}
-        if number == 11:  # Ann goes out, Ben lays everything down too: 50 each
+        if number == 11:  # Ann goes out, Ben lays everything down too: 100 each
             results = [{"went_out": True}, {"points": 0}, {"points": 20}]
         state = save(client, code, number, results)
     assert state["finished"] and state["leaders"] == state["winners"] == [0, 1]

@@ -53,7 +53,8 @@ def game(session):
 def play_rounds(session, code, count, seat_count=3):
     state = None
     for number in range(1, count + 1):
-        results = [OUT] + [typed(number + 3)] * (seat_count - 1)
+        # 16 in round 1 up to 26 in round 11: totals a leftover hand can reach in every round.
+        results = [OUT] + [typed(number + 15)] * (seat_count - 1)
         state = save_round(session, code=code, number=number, results=results)
     return state
 
@@ -78,7 +79,7 @@ def test_the_watch_code_reads_the_game_but_shows_no_scorekeeper_code(session, ga
 @pytest.mark.parametrize(
     "change",
     [
-        lambda s, code: save_round(s, code=code, number=1, results=[OUT, typed(7), typed(4)]),
+        lambda s, code: save_round(s, code=code, number=1, results=[OUT, typed(17), typed(20)]),
         lambda s, code: finish_game(s, code=code),
         lambda s, code: replace_keeper_code(s, code=code),
     ],
@@ -100,7 +101,7 @@ def test_an_unknown_code_is_not_found(session, game):
     with pytest.raises(GameNotFound):
         load_game(session, code="no-such-game")
     with pytest.raises(GameNotFound):
-        save_round(session, code="no-such-game", number=1, results=[OUT, typed(7), typed(7)])
+        save_round(session, code="no-such-game", number=1, results=[OUT, typed(20), typed(20)])
 
 
 def test_a_replaced_scorekeeper_code_stops_working_and_the_watch_code_stays(session, game):
@@ -118,7 +119,7 @@ def test_a_replaced_scorekeeper_code_stops_working_and_the_watch_code_stays(sess
 
 def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, game):
     saved = save_round(
-        session, code=game.code, number=1, results=[OUT, typed(7), typed(4)], version=game.version
+        session, code=game.code, number=1, results=[OUT, typed(17), typed(20)], version=game.version
     )
     assert saved.version == game.version + 1
     with pytest.raises(StaleVersion) as refused:
@@ -126,18 +127,22 @@ def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, gam
             session,
             code=game.code,
             number=1,
-            results=[typed(9), OUT, typed(4)],
+            results=[typed(19), OUT, typed(20)],
             version=game.version,
         )
     assert str(refused.value) == (
         "Someone else changed this game a moment ago. Check the sheet, then save again."
     )
     session.rollback()
-    assert load_game(session, code=game.code).rounds[0].scores == [0, 7, 4]
+    assert load_game(session, code=game.code).rounds[0].scores == [0, 17, 20]
     again = save_round(
-        session, code=game.code, number=1, results=[typed(9), OUT, typed(4)], version=saved.version
+        session,
+        code=game.code,
+        number=1,
+        results=[typed(19), OUT, typed(20)],
+        version=saved.version,
     )
-    assert again.rounds[0].scores == [9, 0, 4]
+    assert again.rounds[0].scores == [19, 0, 20]
 
 
 # --- round order ---
@@ -145,12 +150,12 @@ def test_a_save_with_a_stale_version_is_refused_and_changes_nothing(session, gam
 
 def test_a_round_one_ahead_of_the_next_is_refused(session, game):
     with pytest.raises(GameError) as refused:
-        save_round(session, code=game.code, number=2, results=[OUT, typed(4), typed(4)])
+        save_round(session, code=game.code, number=2, results=[OUT, typed(20), typed(20)])
     assert str(refused.value) == "Save round 1 first: rounds are saved in order."
     session.rollback()
-    save_round(session, code=game.code, number=1, results=[OUT, typed(7), typed(7)])
+    save_round(session, code=game.code, number=1, results=[OUT, typed(20), typed(20)])
     with pytest.raises(GameError, match="Save round 2 first"):
-        save_round(session, code=game.code, number=3, results=[OUT, typed(5), typed(5)])
+        save_round(session, code=game.code, number=3, results=[OUT, typed(20), typed(20)])
     session.rollback()
     state = load_game(session, code=game.code)
     assert state.rounds_saved == 1
@@ -160,7 +165,7 @@ def test_a_round_one_ahead_of_the_next_is_refused(session, game):
 @pytest.mark.parametrize("number", [0, 12])
 def test_rounds_outside_the_game_do_not_exist(session, game, number):
     with pytest.raises(NoSuchRound):
-        save_round(session, code=game.code, number=number, results=[OUT, typed(7), typed(7)])
+        save_round(session, code=game.code, number=number, results=[OUT, typed(20), typed(20)])
 
 
 def test_the_last_round_finishes_the_game_and_no_round_follows(session, game):
@@ -176,13 +181,13 @@ def test_a_finished_game_takes_corrections_but_no_new_rounds(session, game):
     finished = finish_game(session, code=game.code)
     assert finished.finished
     with pytest.raises(GameError) as refused:
-        save_round(session, code=game.code, number=3, results=[OUT, typed(5), typed(5)])
+        save_round(session, code=game.code, number=3, results=[OUT, typed(20), typed(20)])
     assert str(refused.value) == (
         "This game is over: no new round can be saved. Corrections still can."
     )
     session.rollback()
     corrected = save_round(session, code=game.code, number=2, results=[typed(8), OUT, typed(8)])
-    assert corrected.totals == [8, 4, 12]
+    assert corrected.totals == [8, 16, 24]
     assert corrected.finished
 
 
@@ -222,14 +227,14 @@ def score_rows(session, game_code):
 
 
 def test_a_correction_retires_the_old_scores_and_keeps_them_in_order(session, game):
-    save_round(session, code=game.code, number=1, results=[OUT, typed(7), typed(4)])
-    save_round(session, code=game.code, number=1, results=[typed(5), OUT, typed(6)])
-    corrected = save_round(session, code=game.code, number=1, results=[typed(7), typed(8), OUT])
-    assert corrected.rounds[0].scores == [7, 8, 0]
+    save_round(session, code=game.code, number=1, results=[OUT, typed(17), typed(14)])
+    save_round(session, code=game.code, number=1, results=[typed(15), OUT, typed(16)])
+    corrected = save_round(session, code=game.code, number=1, results=[typed(17), typed(18), OUT])
+    assert corrected.rounds[0].scores == [17, 18, 0]
     assert corrected.rounds[0].went_out == 2
     rows = score_rows(session, game.code)
     assert [(r.position, r.points) for r in rows] == [
-        (0, 0), (1, 7), (2, 4), (0, 5), (1, 0), (2, 6), (0, 7), (1, 8), (2, 0)
+        (0, 0), (1, 17), (2, 14), (0, 15), (1, 0), (2, 16), (0, 17), (1, 18), (2, 0)
     ]  # fmt: skip
     retired = [r.replaced_at is not None for r in rows]
     assert retired == [True] * 6 + [False] * 3
@@ -237,7 +242,7 @@ def test_a_correction_retires_the_old_scores_and_keeps_them_in_order(session, ga
 
 
 def test_scores_are_read_by_seat_whatever_order_the_rows_were_written_in(session, game):
-    state = save_round(session, code=game.code, number=1, results=[OUT, typed(7), typed(4)])
+    state = save_round(session, code=game.code, number=1, results=[OUT, typed(17), typed(14)])
     # Write the current rows again in reverse seat order: the sheet must not follow row order.
     session.execute(
         text(
@@ -246,20 +251,20 @@ def test_scores_are_read_by_seat_whatever_order_the_rows_were_written_in(session
         )
     )
     session.commit()
-    assert load_game(session, code=game.code).rounds[0].scores == [4, 7, 0]
-    assert state.rounds[0].scores == [0, 7, 4]
+    assert load_game(session, code=game.code).rounds[0].scores == [14, 17, 0]
+    assert state.rounds[0].scores == [0, 17, 14]
 
 
 def test_cards_are_kept_for_the_seats_that_held_them(session, game):
     state = save_round(
-        session, code=game.code, number=1, results=[OUT, held("5R", "JOKER"), typed(9)]
+        session, code=game.code, number=1, results=[OUT, held("5R", "JOKER"), typed(19)]
     )
     entries = state.rounds[0].entries
     assert [c.code for c in entries[1].cards] == ["5R", "JOKER"]
     assert entries[1].points == 55
     assert entries[0].cards is None and entries[0].went_out
-    assert entries[2].cards is None and entries[2].points == 9
-    empty = save_round(session, code=game.code, number=1, results=[OUT, held(), typed(9)])
+    assert entries[2].cards is None and entries[2].points == 19
+    empty = save_round(session, code=game.code, number=1, results=[OUT, held(), typed(19)])
     assert empty.rounds[0].entries[1].cards == ()
 
 
@@ -272,7 +277,7 @@ def test_a_seat_that_went_out_with_points_is_refused(session, game):
             session,
             code=game.code,
             number=1,
-            results=[SeatResult(went_out=True, points=5), typed(7), typed(7)],
+            results=[SeatResult(went_out=True, points=5), typed(20), typed(20)],
         )
     assert "Ann went out" in str(refused.value)
     session.rollback()
@@ -318,9 +323,9 @@ def test_a_service_following_changes_hears_each_one_before_it_is_committed(
         heard.append((db.in_transaction(), state.rounds_saved, state.totals, state.finished))
 
     changes.on_change(follow)
-    save_round(session, code=game.code, number=1, results=[OUT, typed(12), typed(4)])
+    save_round(session, code=game.code, number=1, results=[OUT, typed(13), typed(20)])
     finish_game(session, code=game.code)
-    assert heard == [(True, 1, [0, 12, 4], False), (True, 1, [0, 12, 4], True)]
+    assert heard == [(True, 1, [0, 13, 20], False), (True, 1, [0, 13, 20], True)]
 
 
 # --- what a finished game refuses, in words ---
@@ -337,7 +342,7 @@ def test_nobody_can_join_or_leave_a_game_that_is_over(session, game):
 
 
 def test_a_tie_break_is_refused_while_the_game_is_still_going(session, game):
-    save_round(session, code=game.code, number=1, results=[OUT, typed(5), typed(5)])
+    save_round(session, code=game.code, number=1, results=[OUT, typed(20), typed(20)])
     with pytest.raises(GameError) as refused:
         add_tiebreak(session, code=game.code)
     assert str(refused.value) == "A tie-break round comes after the game is over."

@@ -38,7 +38,7 @@ KINDS = {
 @pytest.fixture
 def game(client, new_game):
     game = new_game()
-    results = [{"went_out": True}, {"points": 5}, {"points": 4}]
+    results = [{"went_out": True}, {"points": 13}, {"points": 14}]
     assert client.put(f"/api/games/{game['code']}/rounds/1", json={"results": results}).is_success
     return game
 

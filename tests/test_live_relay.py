@@ -20,7 +20,7 @@ from tests.aio import run_scenario
 
 pytestmark = pytest.mark.parametrize("database_engine", ["postgresql"], indirect=True)
 
-WENT_OUT = [SeatResult(went_out=True), SeatResult(points=7)]
+WENT_OUT = [SeatResult(went_out=True), SeatResult(points=17)]  # round 1 keeps 3 cards: 13+
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_a_save_in_another_process_reaches_every_page_here_loaded_once_per_chang
             for page in pages:
                 shown = await asyncio.wait_for(page.next_state(), 10)
                 assert shown.version == state.version == number + 1
-                assert shown.rounds[number - 1].scores == [0, 7]
+                assert shown.rounds[number - 1].scores == [0, 17]
         assert here.loads == 2  # five pages, two changes: two loads
         other = await asyncio.to_thread(save, engine, unwatched, 1)
         await asyncio.to_thread(there.publish, unwatched.watch_code, other)

@@ -13,7 +13,7 @@ from app.migrate import upgrade_to_head
 from app.models import Game
 from app.rules.scoring import SeatResult
 
-WENT_OUT = [SeatResult(went_out=True), SeatResult(points=7), SeatResult(points=9)]
+WENT_OUT = [SeatResult(went_out=True), SeatResult(points=17), SeatResult(points=19)]
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_racing_saves_from_many_threads_give_exactly_one_success(engine):
     def save(out):
         start.wait()
         with Session(engine) as session:
-            outcome = [SeatResult(points=5)] * 3
+            outcome = [SeatResult(points=20)] * 3
             outcome[out] = SeatResult(went_out=True)
             try:
                 save_round(session, code=game.code, number=1, results=outcome, version=1)

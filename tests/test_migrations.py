@@ -109,14 +109,14 @@ def test_an_upgraded_game_plays_on(database_url):
     with TestClient(create_app(test_settings(url))) as client:
         saved = client.put(
             "/api/games/oldgamecode/rounds/1",
-            json={"results": [{"went_out": True}, {"points": 4}]},
+            json={"results": [{"went_out": True}, {"points": 20}]},
         )
         assert saved.status_code == 200, saved.text
         game = client.post("/api/games/oldgamecode/players", json={"name": "Cy"}).json()
         assert game["players"] == ["Ann", "Ben", "Cy"]
         assert game["rounds"][1]["dealer"] == 1
         assert game["rounds"][1]["players_in"] == [0, 1, 2]
-        assert game["rounds"][0]["scores"] == [0, 4, None]
+        assert game["rounds"][0]["scores"] == [0, 20, None]
 
 
 def test_head_is_a_single_revision():

@@ -141,7 +141,7 @@ def test_htmx_save_returns_only_the_game_region(client, new_game):
     code = new_game()["code"]
     response = client.post(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="1", points_0="5", points_2="6", save="1"),
+        data=round_form(3, went_out="1", points_0="15", points_2="16", save="1"),
         headers={"HX-Request": "true", "HX-Request-Type": "partial"},
     )
     assert response.status_code == 200
@@ -181,7 +181,7 @@ def test_correcting_a_saved_round(client, new_game):
     code = new_game()["code"]
     client.post(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="0", points_1="5", points_2="6", save="1"),
+        data=round_form(3, went_out="0", points_1="15", points_2="16", save="1"),
     )
     page = client.get(f"/g/{code}/rounds/1")
     assert page.status_code == 200
@@ -189,16 +189,16 @@ def test_correcting_a_saved_round(client, new_game):
     assert [r["value"] for r in radios if "checked" in r] == ["0"]
     client.post(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="1", points_0="9", points_2="6", save="1"),
+        data=round_form(3, went_out="1", points_0="19", points_2="16", save="1"),
     )
-    assert client.get(f"/api/games/{code}").json()["totals"] == [9, 0, 6]
+    assert client.get(f"/api/games/{code}").json()["totals"] == [19, 0, 16]
 
 
 def test_finish_early_shows_the_winner(client, new_game):
     code = new_game()["code"]
     client.post(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="2", points_0="9", points_1="9", save="1"),
+        data=round_form(3, went_out="2", points_0="19", points_1="19", save="1"),
     )
     client.post(f"/g/{code}/finish")
     text = visible_text(client.get(f"/g/{code}").text)
@@ -210,7 +210,7 @@ def test_tied_winners_share_the_win(client, new_game):
     code = new_game()["code"]
     client.post(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="2", points_0="9", points_1="0", save="1"),
+        data=round_form(3, went_out="2", points_0="19", points_1="0", save="1"),
     )
     client.post(f"/g/{code}/finish")
     assert "Ben & Cy share the win" in visible_text(client.get(f"/g/{code}").text)
@@ -278,21 +278,21 @@ def test_after_someone_else_saved_the_refused_form_can_still_save_on_the_second_
     # Another phone saves round 1 while this one is still typing.
     other = client.put(
         f"/api/games/{code}/rounds/1",
-        json={"results": [{"went_out": True}, {"points": 5}, {"points": 4}]},
+        json={"results": [{"went_out": True}, {"points": 15}, {"points": 14}]},
     )
     assert other.status_code == 200
-    mine = round_form(3, went_out="1", points_0="9", points_2="8", version=str(game["version"]))
+    mine = round_form(3, went_out="1", points_0="19", points_2="18", version=str(game["version"]))
     del mine["from"]
     refused = client.post(f"/g/{code}/rounds/1", data=mine, headers=FRAGMENT)
     assert refused.status_code == 409
     assert "Another phone saved round 1" in visible_text(refused.text)
     again = posted_back(refused.text)
-    assert again["points_0"] == "9" and again["points_2"] == "8" and again["went_out"] == "1"
+    assert again["points_0"] == "19" and again["points_2"] == "18" and again["went_out"] == "1"
     (replace,) = elements(refused.text, "button", name="replace")
     again["replace"] = replace["value"]  # "Replace it with mine"
     saved = client.post(f"/g/{code}/rounds/1", data=again, follow_redirects=False)
     assert saved.status_code == 303
-    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [9, 0, 8]
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [19, 0, 18]
 
 
 def test_a_chip_that_is_not_a_card_is_read_out_as_typed(client, new_game):

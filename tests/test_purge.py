@@ -53,7 +53,7 @@ def test_games_deleted_over_30_days_ago_are_purged_at_start(settings):
             recent = table_game(client, table, ["Ann", "Cy"])
             kept = table_game(client, table, ["Ben", "Cy"])
             for game in (old, recent, kept):
-                play(client, game, [[0, 12], [7, 0]])
+                play(client, game, [[0, 13], [7, 0]])
             for game in (old, recent):
                 assert client.delete(f"/api/games/{game['code']}").status_code == 200
             stats_before = client.get(f"/api/tables/{table['code']}").json()["people"]

@@ -22,7 +22,7 @@ def every_page(client, new_game):
     game = new_game(["Ann", "Ben", "Cy"])
     code, watch = game["code"], game["watch_code"]
     paths = ["/", "/hand", "/rules", f"/g/{code}", f"/g/{watch}", f"/g/{code}/rounds/1"]
-    saved = round_form(3, went_out="0", points_1="5", points_2="6", version="1")
+    saved = round_form(3, went_out="0", points_1="15", points_2="16", version="1")
     assert client.post(f"/g/{code}/rounds/1", data=saved).status_code == 200
     paths += [f"/g/{code}", f"/g/{watch}", f"/g/{code}/rounds/1", "/g/nosuchgame"]
     for path in paths:
@@ -50,7 +50,9 @@ def test_every_form_on_every_page_posts_to_a_page_not_the_api(client, new_game):
 
 def test_end_the_game_now_lands_on_the_finished_page(client, new_game):
     code = new_game()["code"]
-    client.post(f"/g/{code}/rounds/1", data=round_form(3, went_out="2", points_0="9", points_1="4"))
+    client.post(
+        f"/g/{code}/rounds/1", data=round_form(3, went_out="2", points_0="19", points_1="14")
+    )
     page = client.get(f"/g/{code}").text
     (end_form,) = [f for f in elements(page, "form") if f["action"].endswith("/finish")]
     response = client.post(end_form["action"])
@@ -104,7 +106,7 @@ def test_a_save_without_javascript_says_it_saved(client, new_game):
     code = new_game()["code"]
     response = client.post(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="0", points_1="5", points_2="6"),
+        data=round_form(3, went_out="0", points_1="15", points_2="16"),
         follow_redirects=False,
     )
     assert response.status_code == 303
@@ -120,7 +122,7 @@ def test_the_script_saves_with_put_and_gets_the_game_region(client, new_game):
     code = new_game()["code"]
     response = client.put(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="0", points_1="5", points_2="6"),
+        data=round_form(3, went_out="0", points_1="15", points_2="16"),
         headers=HX,
     )
     assert response.status_code == 200
@@ -131,14 +133,14 @@ def test_the_script_saves_with_put_and_gets_the_game_region(client, new_game):
 def test_a_stale_save_never_overwrites_until_replace_is_chosen(client, new_game, via):
     code = new_game()["code"]
     version = str(client.get(f"/api/games/{code}").json()["version"])
-    other = round_form(3, went_out="0", points_1="5", points_2="6", version=version)
+    other = round_form(3, went_out="0", points_1="15", points_2="16", version=version)
     assert client.post(f"/g/{code}/rounds/1", data=other).status_code == 200
-    mine = round_form(3, went_out="1", points_0="7", cards_2="K", version=version, **{"from": via})
+    mine = round_form(3, went_out="1", points_0="17", cards_2="K", version=version, **{"from": via})
     conflict = client.post(f"/g/{code}/rounds/1", data=mine)
     assert conflict.status_code == 409
     text = visible_text(conflict.text)
     assert "Another phone saved round 1 while you were entering it." in text
-    assert re.search(r"Player Saved Yours Ann went out 7 Ben 5 went out Cy 6 13", text)
+    assert re.search(r"Player Saved Yours Ann went out 17 Ben 15 went out Cy 16 13", text)
     assert elements(conflict.text, "button", name="keep")[0]
     (replace,) = elements(conflict.text, "button", name="replace")
     assert "Replace it with mine" in visible_text(conflict.text)
@@ -146,18 +148,18 @@ def test_a_stale_save_never_overwrites_until_replace_is_chosen(client, new_game,
     (kept_version,) = elements(conflict.text, "input", name="version")
     assert kept_version["value"] == version
     assert client.post(f"/g/{code}/rounds/1", data=mine).status_code == 409
-    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 5, 6]
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 15, 16]
     replaced = client.post(f"/g/{code}/rounds/1", data={**mine, "replace": replace["value"]})
     assert replaced.status_code == 200
-    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [7, 0, 13]
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [17, 0, 13]
 
 
 def test_keep_the_saved_round_leaves_it_alone(client, new_game):
     code = new_game()["code"]
-    other = round_form(3, went_out="0", points_1="5", points_2="6", version="1")
+    other = round_form(3, went_out="0", points_1="15", points_2="16", version="1")
     client.post(f"/g/{code}/rounds/1", data=other)
-    mine = round_form(3, went_out="1", points_0="7", points_2="8", version="1")
+    mine = round_form(3, went_out="1", points_0="17", points_2="18", version="1")
     response = client.post(f"/g/{code}/rounds/1", data={**mine, "keep": "1"}, headers=HX)
     assert response.status_code == 200
     assert "Enter round 2" in visible_text(response.text)
-    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 5, 6]
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 15, 16]

@@ -11,7 +11,8 @@ from tests.conftest import round_form
 from tests.tables_helpers import new_table, table_game, went_out_first
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
-ROUND = went_out_first(4, [0, 12, 7, 30])
+# Totals a leftover hand can reach in every round, the first to the last.
+ROUND = went_out_first(4, [0, 17, 13, 30])
 
 
 @contextmanager
@@ -51,8 +52,8 @@ def test_a_round_saved_through_the_api(client, at_table, most):
     put_round(client, game["code"], 1)
     with counted(client) as statements:
         saved = put_round(client, game["code"], 2)
-    assert saved["rounds"][1]["scores"] == [0, 12, 7, 30]
-    assert saved["totals"] == [0, 24, 14, 60]
+    assert saved["rounds"][1]["scores"] == [0, 17, 13, 30]
+    assert saved["totals"] == [0, 34, 26, 60]
     assert len(statements) <= most, "\n".join(statements)
 
 
@@ -73,17 +74,17 @@ def test_a_correction_of_an_earlier_round_at_a_table(client, finished):
     game = new_game(client, at_table=True, table=table)
     for number in range(1, 12 if finished else 4):
         put_round(client, game["code"], number)
-    corrected = went_out_first(4, [5, 0, 7, 30])
+    corrected = went_out_first(4, [5, 0, 13, 30])
     with counted(client) as statements:
         saved = put_round(client, game["code"], 2, corrected)
-    assert saved["rounds"][1]["scores"] == [5, 0, 7, 30]
+    assert saved["rounds"][1]["scores"] == [5, 0, 13, 30]
     assert len(statements) <= 12, "\n".join(statements)
     # The table's stats follow the correction (finished games count; unfinished do not).
     people = client.get(f"/api/tables/{table['code']}").json()["people"]
     ann, ben = (next(p for p in people if p["name"] == name) for name in ("Ann", "Ben"))
     assert ann["stats"]["games"] == (1 if finished else 0)
     if finished:
-        assert ann["stats"]["best_total"] == 5 and ben["stats"]["best_total"] == 120
+        assert ann["stats"]["best_total"] == 5 and ben["stats"]["best_total"] == 170
         assert ann["versus"][str(ben["id"])] == {"games": 1, "lower": 1, "higher": 0}
 
 
@@ -93,11 +94,11 @@ def test_a_round_saved_through_the_page_form_costs_at_most_two_more(client):
     put_round(client, code, 1)
     with counted(client) as through_api:
         put_round(client, code, 2)
-    form = round_form(4, went_out="0", points_1="12", points_2="7", points_3="30", save="1")
+    form = round_form(4, went_out="0", points_1="17", points_2="13", points_3="30", save="1")
     with counted(client) as through_page:
         response = client.post(f"/g/{code}/rounds/3", data=form, follow_redirects=False)
     assert response.status_code == 303
-    assert client.get(f"/api/games/{code}").json()["totals"] == [0, 36, 21, 90]
+    assert client.get(f"/api/games/{code}").json()["totals"] == [0, 51, 39, 90]
     assert len(through_page) <= len(through_api) + 2, "\n".join(through_page)
 
 
@@ -107,7 +108,7 @@ def test_a_round_saved_through_the_page_with_htmx_renders_what_was_written(clien
     put_round(client, code, 1)
     with counted(client) as through_api:
         put_round(client, code, 2)
-    form = round_form(4, went_out="0", points_1="12", points_2="7", points_3="30", save="1")
+    form = round_form(4, went_out="0", points_1="17", points_2="13", points_3="30", save="1")
     with counted(client) as through_page:
         response = client.post(f"/g/{code}/rounds/3", data=form, headers={"HX-Request": "true"})
     assert response.status_code == 200

@@ -6,6 +6,8 @@ to head with the rules' reference (app/rules/stats.py) from the games' own sheet
 import random
 from dataclasses import asdict
 
+from app.rules.cards import Decks, parse_rank
+from app.rules.leftovers import leftover_totals
 from app.rules.stats import PersonGameLine, PersonStats, head_to_head, table_stats
 from tests.tables_helpers import new_table
 
@@ -18,15 +20,22 @@ def put(client, code, number, results):
     return response.json()
 
 
+def typed_points(plan, rng):
+    """Points a player who did not go out could type for this round or pile: a total the
+    cards they keep can cost (app/rules/leftovers.py), 0 among them. Only the tens, so that
+    totals tie now and then and tie-breaks get played."""
+    decks = Decks.for_players(len(plan["players_in"]))
+    possible = leftover_totals(plan["cards_dealt"], parse_rank(plan["wild_rank"]), decks)
+    return rng.choice(sorted(points for points in possible if points % 10 == 0))
+
+
 def results_for(state, number, rng):
     plan = state["rounds"][number - 1]
     seats = plan["players_in"]
     out = rng.choice(seats)
     results = [None] * len(state["players"])
     for seat in seats:
-        results[seat] = (
-            {"went_out": True} if seat == out else {"points": rng.choice([0, 20, 40, 50])}
-        )
+        results[seat] = {"went_out": True} if seat == out else {"points": typed_points(plan, rng)}
     return results
 
 
@@ -37,9 +46,11 @@ def play_one(client, table, rng, number_of_game):
         code = solo.json()["code"]
         state = solo.json()
         for pile in range(1, rng.choice([3, 12])):
-            state = put(
-                client, code, pile, [{"went_out": True} if rng.random() < 0.5 else {"points": 20}]
+            plan = state["rounds"][pile - 1]
+            result = (
+                {"went_out": True} if rng.random() < 0.5 else {"points": typed_points(plan, rng)}
             )
+            state = put(client, code, pile, [result])
         if not state["finished"]:
             state = client.post(f"/api/games/{code}/finish").json()
         return state

@@ -87,7 +87,12 @@ def test_an_update_arrives_after_a_save(server):
     assert first["id"] == str(game["version"])
     assert "Threes are wild" in "".join(first["data"])
     assert game["code"] not in "".join(first["data"])
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(3)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/1",
+        {"results": went_out_first(3, points=[0, 13, 14])},
+    )
     update = viewer.next_event()
     data = "".join(update["data"])
     assert update["id"] == str(game["version"] + 1)
@@ -101,14 +106,24 @@ def test_the_scorekeeper_stream_gets_correction_links(server):
     _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
     viewer = Viewer(server, game["code"])
     viewer.next_event()
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/1",
+        {"results": went_out_first(2, points=[0, 13])},
+    )
     assert "Correct round 1" in "".join(viewer.next_event()["data"])
     viewer.close()
 
 
 def test_finishing_is_sent_too(server):
     _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/1",
+        {"results": went_out_first(2, points=[0, 13])},
+    )
     viewer = Viewer(server, game["watch_code"])
     viewer.next_event()
     call(server, "POST", f"/api/games/{game['code']}/finish")
@@ -163,7 +178,12 @@ def test_a_replaced_scorekeeper_link_stops_streaming(server):
 
 def test_the_watchers_stream_never_carries_the_scorekeeper_code(server):
     _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/1",
+        {"results": went_out_first(2, points=[0, 13])},
+    )
     keeper = Viewer(server, game["code"])
     assert game["code"] in "".join(keeper.next_event()["data"])  # the keeper's view, first
     watcher = Viewer(server, game["watch_code"])
@@ -191,7 +211,12 @@ def test_a_save_in_one_game_never_reaches_another_games_stream(server):
     for number in (1, 2):
         path = f"/api/games/{theirs['code']}/rounds/{number}"
         call(server, "PUT", path, {"results": went_out_first(2, points=[0, 33])})
-    call(server, "PUT", f"/api/games/{ours['code']}/rounds/1", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{ours['code']}/rounds/1",
+        {"results": went_out_first(2, points=[0, 13])},
+    )
     update = watcher.next_event()
     data = "".join(update["data"])
     assert update["id"] == str(ours["version"] + 1)
@@ -203,7 +228,12 @@ def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server):
     _, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben"]})
     watcher = Viewer(server, game["watch_code"])
     assert watcher.next_event()["id"] == "1"
-    call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": went_out_first(2)})
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/1",
+        {"results": went_out_first(2, points=[0, 13])},
+    )
     assert watcher.next_event()["id"] == "2"
     # A publish that comes late (a slower save from before) carries an older state.
     engine = make_engine(server.settings.database_url)
@@ -364,7 +394,10 @@ def test_a_live_update_shared_between_pages_keeps_each_sub_paths_links(client, n
     # One rendering serves every page of a game, but never across addresses: a page opened
     # under a sub-path (behind a proxy) gets links under that path.
     game = new_game()
-    saved = client.put(f"/api/games/{game['code']}/rounds/1", json={"results": went_out_first(3)})
+    saved = client.put(
+        f"/api/games/{game['code']}/rounds/1",
+        json={"results": went_out_first(3, points=[0, 13, 14])},
+    )
     assert saved.status_code == 200
     with Session(client.app.state.engine) as session:
         state = load_game(session, code=game["code"])

@@ -77,9 +77,9 @@ def test_a_game_for_an_unknown_table_or_a_watch_code_is_refused(client):
 def test_stats_over_finished_games_with_exact_numbers(client):
     table = new_table(client)
     one = table_game(client, table, ["Ann", "Ben"])
-    play(client, one, [[0, 10], [5, 0], [0, 20]])  # ended early: Ann 5, Ben 30
+    play(client, one, [[0, 13], [5, 0], [0, 17]])  # ended early: Ann 5, Ben 30
     two = table_game(client, table, ["Ben", "Ann"])
-    play(client, two, [[0, 7]])  # ended early: Ben 0, Ann 7
+    play(client, two, [[0, 13]])  # ended early: Ben 0, Ann 13
     table_game(client, table, ["Ann", "Ben"])  # in progress: not counted
     answer = client.get(f"/api/tables/{table['code']}").json()
     ann, ben = person(answer, "Ann"), person(answer, "Ben")
@@ -93,7 +93,7 @@ def test_stats_over_finished_games_with_exact_numbers(client):
         "rounds": 4,
         "went_out": 2,
         "went_out_rate": 0.5,
-        "average_round": 3.0,
+        "average_round": 4.5,
         "zero_rounds": 2,
         "solitaire": {"played": 0, "won": 0, "best_total": None},
     }
@@ -135,7 +135,7 @@ def test_rename_a_person(client):
 
 def test_merge_two_people_and_their_stats_follow(client):
     table = new_table(client)
-    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
     play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 20]])
     answer = client.get(f"/api/tables/{table['code']}").json()
     ann, anne = person(answer, "Ann"), person(answer, "Anne")
@@ -171,7 +171,7 @@ def test_rematch_keeps_seats_and_table_and_moves_the_first_dealer(client):
     game = table_game(client, table, ["Ann", "Ben", "Cy"], first_dealer=2)
     early = client.post(f"/api/games/{game['code']}/rematch")
     assert early.status_code == 409
-    play(client, game, [[0, 5, 9]])
+    play(client, game, [[0, 13, 20]])
     response = client.post(f"/api/games/{game['code']}/rematch")
     assert response.status_code == 201
     rematch = response.json()
@@ -188,14 +188,14 @@ def test_rematch_keeps_seats_and_table_and_moves_the_first_dealer(client):
 
 def test_rematch_of_a_game_without_a_table(client, new_game):
     game = new_game(["Ann", "Ben"])
-    play(client, game, [[0, 5]])
+    play(client, game, [[0, 13]])
     response = client.post(f"/api/games/{game['code']}/rematch")
     assert response.status_code == 201 and response.json()["first_dealer"] == 1
 
 
 def test_game_export_has_a_format_and_a_stable_id(client, new_game):
     game = new_game(["Ann", "Ben"])
-    play(client, game, [[0, 5], [8, 0]], finish=False)
+    play(client, game, [[0, 13], [8, 0]], finish=False)
     exported = client.get(f"/api/games/{game['code']}/export").json()
     assert exported["format"] == 1 and len(exported["id"]) >= 16
     assert exported["players"] == ["Ann", "Ben"]
@@ -213,20 +213,20 @@ def test_game_export_has_a_format_and_a_stable_id(client, new_game):
 
 def test_sheet_csv(client, new_game):
     game = new_game(["Ann", "=HYPERLINK(1)", "+Cy"])
-    play(client, game, [[0, 5, 7]], finish=False)
+    play(client, game, [[0, 13, 17]], finish=False)
     response = client.get(f"/g/{game['code']}/sheet.csv")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
     rows = [row.split(",") for row in response.text.strip().split("\r\n")]
     assert rows[0] == ["Round", "Cards dealt", "Wild", "Dealer", "Ann", "'=HYPERLINK(1)", "'+Cy"]
-    assert rows[1] == ["1", "3", "3", "Ann", "0", "5", "7"]
+    assert rows[1] == ["1", "3", "3", "Ann", "0", "13", "17"]
     assert rows[2][:4] == ["2", "4", "4", "'=HYPERLINK(1)"] and rows[2][4:] == ["", "", ""]
-    assert len(rows) == 13 and rows[12] == ["Total", "", "", "", "0", "5", "7"]
+    assert len(rows) == 13 and rows[12] == ["Total", "", "", "", "0", "13", "17"]
 
 
 def test_table_export_then_import_recreates_games_once(client):
     table = new_table(client)
-    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10], [3, 0]])
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13], [3, 0]])
     table_game(client, table, ["Ann", "Cy"])
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     assert exported["format"] == 1 and len(exported["games"]) == 2
@@ -245,7 +245,7 @@ def test_table_export_then_import_recreates_games_once(client):
     }
     listed = next(g for g in answer["games"] if g["players"] == ["ANN", "Ben"])
     game = client.get(f"/api/games/{listed['code']}").json()
-    assert game["rounds"][0]["scores"] == [0, 10] and game["finished"] is True
+    assert game["rounds"][0]["scores"] == [0, 13] and game["finished"] is True
     second = client.post(f"/api/tables/{other['code']}/import", json=exported)
     assert second.json()["imported"] == 0
     assert len(client.get(f"/api/tables/{other['code']}").json()["games"]) == 3
@@ -256,12 +256,12 @@ def test_table_export_then_import_recreates_games_once(client):
 
 def test_a_malformed_or_newer_import_is_422_and_changes_nothing(client):
     table = new_table(client)
-    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     other = new_table(client, "Cousins")
     bad_round = {**exported["games"][0], "id": "another"}
     bad_round["rounds"] = [
-        {**bad_round["rounds"][0], "results": [{"points": 5}, {"points": 10}]},
+        {**bad_round["rounds"][0], "results": [{"points": 13}, {"points": 20}]},
         *bad_round["rounds"][1:],
     ]
     good = {**exported["games"][0], "id": "fine"}
@@ -287,7 +287,7 @@ def test_a_malformed_or_newer_import_is_422_and_changes_nothing(client):
 
 def test_delete_leaves_the_list_and_stats_and_restore_brings_it_back(client):
     table = new_table(client)
-    game = play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    game = play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
     deleted = client.delete(f"/api/games/{game['code']}")
     assert deleted.status_code == 200
     answer = client.get(f"/api/tables/{table['code']}").json()
@@ -295,7 +295,7 @@ def test_delete_leaves_the_list_and_stats_and_restore_brings_it_back(client):
     assert client.get(f"/api/games/{game['code']}").status_code == 404
     assert client.post(f"/api/games/{game['watch_code']}/restore").status_code == 403
     restored = client.post(f"/api/games/{game['code']}/restore")
-    assert restored.status_code == 200 and restored.json()["totals"] == [0, 10]
+    assert restored.status_code == 200 and restored.json()["totals"] == [0, 13]
     answer = client.get(f"/api/tables/{table['code']}").json()
     assert len(answer["games"]) == 1 and person(answer, "Ann")["stats"]["wins"] == 1
     assert client.delete(f"/api/games/{game['watch_code']}").status_code == 403
@@ -314,13 +314,13 @@ def test_restore_ends_after_30_days(client, app):
 
 def test_chart_svg_draws_every_player_escaped(client, new_game):
     game = new_game(["Ann", "<b>Ben</b>", "Cy & Co"])
-    play(client, game, [[0, 5, 7], [3, 0, 5]], finish=False)
+    play(client, game, [[0, 13, 17], [3, 0, 5]], finish=False)
     response = client.get(f"/g/{game['watch_code']}/chart.svg")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("image/svg+xml")
     svg = response.text
     assert svg.startswith("<svg") and "prefers-color-scheme:dark" in svg
-    assert "&lt;b&gt;Ben&lt;/b&gt; 5" in svg and "Cy &amp; Co 12" in svg and "<b>" not in svg
+    assert "&lt;b&gt;Ben&lt;/b&gt; 13" in svg and "Cy &amp; Co 22" in svg and "<b>" not in svg
     assert svg.count("<polyline") == 3
     assert client.get("/g/nope/chart.svg").status_code == 404
 
@@ -336,7 +336,7 @@ def test_the_database_sums_agree_with_the_rules_on_a_random_table(client):
         game = table_game(client, table, players)
         rounds = []
         for _ in range(11 if index % 3 == 0 else rng.randint(1, 4)):
-            points = [rng.choice([0, 10, 20, 40, 45]) for _ in players]
+            points = [rng.choice([0, 13, 20, 40, 45]) for _ in players]
             points[rng.randrange(len(players))] = 0
             rounds.append(points)
         state = play(client, game, rounds, finish=index != 5)
@@ -382,8 +382,9 @@ def _save(client, code, number, results):
 def test_stats_follow_players_joining_and_leaving_a_table_game(client):
     table = new_table(client)
     code = table_game(client, table, ["Ann", "Ben", "Cy", "Dee"])["code"]
-    for number in (1, 2, 3):
-        _save(client, code, number, went_out(4, [0, 10, 20, 20]))
+    # Ben keeps 30 over the first three rounds (a round 1 hand keeps 0 or 3 cards: 13 at least).
+    for number, ben in zip((1, 2, 3), (13, 7, 10), strict=True):
+        _save(client, code, number, went_out(4, [0, ben, 20, 20]))
     joined = client.post(f"/api/games/{code}/players", json={"name": "Eve", "seat": 1, "start": 42})
     assert joined.status_code == 201, joined.text
     for number in range(4, 11):

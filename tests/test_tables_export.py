@@ -91,7 +91,7 @@ def test_a_game_keeps_playing_after_it_comes_back(client):
 def test_a_document_from_before_the_new_fields_still_imports(client):
     table = new_table(client)
     game = table_game(client, table, ["Ann", "Ben", "Cy"])
-    play(client, game, [[0, 10, 4], [3, 0, 8]])
+    play(client, game, [[0, 13, 17], [3, 0, 8]])
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     old = {**exported, "games": []}
     for document in exported["games"]:
@@ -179,11 +179,11 @@ def test_the_sheet_reads_right_for_every_kind_of_game(client):
     ]
     # Eve's 42 points to start are on the sheet, so every column adds up to its total.
     assert comings[1] == ["Joined with", "", "", "", "", "42", "", "", ""]
-    assert comings[2][4:] == ["0", "", "10", "20", "20"]  # Eve was not in round 1
+    assert comings[2][4:] == ["0", "", "13", "20", "20"]  # Eve was not in round 1
     assert comings[7][:1] + comings[7][4:] == ["6", "", "10", "0", "20", "20"]  # Ann has left
     assert comings[8][4:] == ["", "", "", "", ""]  # not played: the game ended early
     total = comings[-1]
-    assert total == ["Total", "", "", "", "0", "72", "50", "120", "120"]
+    assert total == ["Total", "", "", "", "0", "72", "53", "120", "120"]
     for column in range(4, 9):
         assert sum(int(row[column] or 0) for row in comings[1:-1]) == int(total[column])
 
@@ -206,7 +206,7 @@ def test_a_player_who_sat_down_before_the_first_round_comes_back_too(client):
     assert joined.status_code == 201, joined.text
     people = client.get(f"/api/tables/{table['code']}").json()["people"]
     assert sorted(p["name"] for p in people) == ["Ann", "Ben", "Cy", "Dee"]
-    play(client, joined.json(), [[0, 10, 4, 7]])
+    play(client, joined.json(), [[0, 13, 17, 20]])
 
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     [document] = exported["games"]
@@ -217,7 +217,7 @@ def test_a_player_who_sat_down_before_the_first_round_comes_back_too(client):
     imported = client.post(f"/api/tables/{other['code']}/import", json=exported)
     assert imported.status_code == 200, imported.text
     [copy] = _games_by_players(client, other).values()
-    assert copy["players"] == ["Ann", "Ben", "Cy", "Dee"] and copy["totals"] == [0, 10, 4, 7]
+    assert copy["players"] == ["Ann", "Ben", "Cy", "Dee"] and copy["totals"] == [0, 13, 17, 20]
 
 
 def test_a_solitaire_game_comes_back_counting_up_whatever_the_document_says(client):
@@ -235,7 +235,7 @@ def test_a_solitaire_game_comes_back_counting_up_whatever_the_document_says(clie
 def test_rounds_out_of_sequence_are_refused_in_words(client):
     table = new_table(client)
     game = table_game(client, table, ["Ann", "Ben"])
-    play(client, game, [[0, 10], [10, 0]])
+    play(client, game, [[0, 13], [10, 0]])
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     exported["games"][0]["rounds"][1]["number"] = 3
     other = new_table(client, "Cousins")
@@ -248,8 +248,8 @@ def test_rounds_out_of_sequence_are_refused_in_words(client):
 
 def test_a_table_export_with_a_stray_rounds_field_is_still_read_as_a_table(client):
     table = new_table(client)
-    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
-    play(client, table_game(client, table, ["Cy", "Dee"]), [[7, 0]])
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
+    play(client, table_game(client, table, ["Cy", "Dee"]), [[17, 0]])
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     other = new_table(client, "Cousins")
     imported = client.post(f"/api/tables/{other['code']}/import", json={**exported, "rounds": []})

@@ -25,7 +25,7 @@ def filename(response):
 def test_exports_download_as_files_named_for_the_table_or_game(client):
     table = new_table(client, "The Smiths")
     game = table_game(client, table, ["Ann", "Ben"])
-    play(client, game, [[0, 10]])
+    play(client, game, [[0, 13]])
     page = client.get(f"/t/{table['code']}").text
     link = next(a for a in elements(page, "a") if "export" in (a.get("href") or ""))
     downloaded = client.get(link["href"])
@@ -46,7 +46,7 @@ def test_exports_download_as_files_named_for_the_table_or_game(client):
 def test_the_table_page_imports_an_export_file(client):
     home = new_table(client, "Home")
     for players in (["Ann", "Ben"], ["Ann", "Cy"]):
-        play(client, table_game(client, home, players), [[0, 10]])
+        play(client, table_game(client, home, players), [[0, 13]])
     exported = client.get(f"/api/tables/{home['code']}/export").content
     cousins = new_table(client, "Cousins")
     url = f"/t/{cousins['code']}/import"
@@ -79,7 +79,7 @@ def test_a_file_that_is_not_an_export_is_refused_in_words(client):
 def test_recently_deleted_games_are_listed_with_a_restore_button(client):
     table = new_table(client)
     game = table_game(client, table, ["Ann", "Ben"])
-    play(client, game, [[0, 10]])
+    play(client, game, [[0, 13]])
     assert client.delete(f"/api/games/{game['code']}").status_code == 200
     page = client.get(f"/t/{table['code']}").text
     text = visible_text(page)

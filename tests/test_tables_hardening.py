@@ -222,7 +222,7 @@ def test_the_tables_cookie_is_secure_over_https_through_a_trusted_proxy(settings
 
 def test_a_finished_game_at_a_table_still_plays_back_after_import(client):
     table = new_table(client)
-    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10], [3, 0]])
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13], [3, 0]])
     exported = client.get(f"/api/tables/{table['code']}/export").json()
     other = new_table(client, "Cousins")
     assert import_into(client, other, exported).json()["imported"] == 1

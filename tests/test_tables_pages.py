@@ -79,7 +79,7 @@ def test_a_bad_new_game_keeps_what_was_typed(client):
 def test_the_table_page_lists_games_newest_first_and_shows_stats(client):
     table = new_table(client)
     first = table_game(client, table, ["Ann", "Ben"])
-    play(client, first, [[0, 10], [3, 0]])
+    play(client, first, [[0, 13], [3, 0]])
     second = table_game(client, table, ["Ann", "Ben"])
     page = client.get(f"/t/{table['code']}").text
     links = [a["href"] for a in elements(page, "a") if a.get("href", "").startswith("/g/")]
@@ -94,8 +94,8 @@ def test_the_table_page_lists_games_newest_first_and_shows_stats(client):
 
 def test_rename_and_merge_by_form(client):
     table = new_table(client)
-    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
-    play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 10]])
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
+    play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 13]])
     answer = client.get(f"/api/tables/{table['code']}").json()
     ann, anne = person(answer, "Ann"), person(answer, "Anne")
     merged = client.post(
@@ -118,9 +118,9 @@ def test_rename_and_merge_by_form(client):
 
 def test_the_chart_shows_from_the_second_round(client, new_game):
     game = new_game(["Ann", "Ben"])
-    play(client, game, [[0, 10]], finish=False)
+    play(client, game, [[0, 13]], finish=False)
     assert not elements(client.get(f"/g/{game['code']}").text, "img")
-    play(client, game, [[0, 10], [3, 0]], finish=False)
+    play(client, game, [[0, 13], [3, 0]], finish=False)
     images = elements(client.get(f"/g/{game['code']}").text, "img")
     assert images and images[0]["src"].startswith(f"/g/{game['code']}/chart.svg")
     assert "running total" in images[0]["alt"]
@@ -130,14 +130,14 @@ def test_the_chart_shows_from_the_second_round(client, new_game):
 
 def test_the_finished_page_offers_rematch_share_and_the_chart(client):
     table = new_table(client)
-    game = play(client, table_game(client, table, ["Ben", "Ann", "Cy"]), [[10, 0, 5], [3, 0, 9]])
+    game = play(client, table_game(client, table, ["Ben", "Ann", "Cy"]), [[13, 0, 14], [3, 0, 9]])
     page = client.get(f"/g/{game['code']}").text
     assert elements(page, "img")
     assert (
-        elements(page, "input", id="result-text")[0]["value"] == "Ann wins with 0 · Ben 13 · Cy 14"
+        elements(page, "input", id="result-text")[0]["value"] == "Ann wins with 0 · Ben 16 · Cy 23"
     )
     share = [b for b in elements(page, "button") if "data-text" in b]
-    assert share[0]["data-text"] == "Ann wins with 0 · Ben 13 · Cy 14"
+    assert share[0]["data-text"] == "Ann wins with 0 · Ben 16 · Cy 23"
     assert "Rematch" in visible_text(page)
     response = client.post(f"/g/{game['code']}/rematch", follow_redirects=False)
     assert response.status_code == 303
@@ -153,7 +153,7 @@ def test_the_finished_page_offers_rematch_share_and_the_chart(client):
 
 def test_delete_by_form_then_undo(client):
     table = new_table(client)
-    game = play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
+    game = play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
     page = client.get(f"/g/{game['code']}").text
     assert "Delete this game" in visible_text(page)
     deleted = client.post(f"/g/{game['code']}/delete", follow_redirects=True)
@@ -215,8 +215,8 @@ def test_a_long_table_shows_the_newest_games_and_a_link_to_all(client):
 
 def test_merge_by_choosing_a_name_on_the_persons_one_form(client):
     table = new_table(client)
-    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 10]])
-    play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 10]])
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
+    play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 13]])
     listed = client.get(f"/api/tables/{table['code']}").json()
     anne, ben = person(listed, "Anne"), person(listed, "Ben")
     page = client.get(f"/t/{table['code']}").text
@@ -246,7 +246,7 @@ def test_the_table_page_grows_in_step_with_its_people(settings):
         names = [f"P{n:03d}" for n in range(people)]
         for start in range(0, people, 4):
             four = [names[(start + i) % people] for i in range(4)]
-            play(client, table_game(client, table, four), [[0, 10, 20, 30]])
+            play(client, table_game(client, table, four), [[0, 13, 20, 30]])
         return client.get(f"/t/{table['code']}").text
 
     sizes = {}

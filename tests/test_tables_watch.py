@@ -38,7 +38,7 @@ def server(tmp_path):
 def smiths(client):
     table = new_table(client)
     game = table_game(client, table, ["Ann", "Ben", "Cy"])
-    play(client, game, [[0, 10, 20]])
+    play(client, game, [[0, 13, 20]])
     answer = client.get(f"/api/tables/{table['code']}").json()
     ids = {p["name"]: p["id"] for p in answer["people"]}
     return table, game, ids
@@ -99,7 +99,7 @@ def test_a_watcher_of_the_old_game_is_told_of_the_rematch(server):
     _, game = call(
         server, "POST", "/api/games", {"players": ["Ann", "Ben"], "table": table["code"]}
     )
-    results = [{"went_out": True}, {"points": 9}]
+    results = [{"went_out": True}, {"points": 13}]
     call(server, "PUT", f"/api/games/{game['code']}/rounds/1", {"results": results})
     call(server, "POST", f"/api/games/{game['code']}/finish")
     viewer = Viewer(server, game["watch_code"])

@@ -12,7 +12,9 @@ def put_round(client, code, number, results, **extra):
 
 def play_rounds(client, code, numbers, seat_count, *, out=0, points=None):
     for number in numbers:
-        results = went_out_first(seat_count, out=out, points=points or [0] + [7] * (seat_count - 1))
+        results = went_out_first(
+            seat_count, out=out, points=points or [0] + [13] * (seat_count - 1)
+        )
         response = put_round(client, code, number, results)
         assert response.status_code == 200, response.text
     return response.json()
@@ -78,19 +80,20 @@ def test_piles_are_saved_in_any_order_and_an_all_closed_game_is_won(client, new_
 
 def test_a_solitaire_game_with_points_left_is_lost_with_the_total(client, new_game):
     code = new_game(["Sol"])["code"]
-    put_round(client, code, 1, [{"points": 4}])
+    put_round(client, code, 1, [{"points": 14}])
     put_round(client, code, 2, [{"cards": ["7H", "7S", "7C", "KD"]}])
     for number in range(3, 12):
         state = put_round(client, code, number, [{"went_out": True}]).json()
     assert state["finished"] is True and state["won"] is False
-    assert state["totals"] == [17]
+    assert state["totals"] == [27]
 
 
 def test_typed_pile_points_must_be_reachable(client, new_game):
     code = new_game(["Sol"])["code"]
-    response = put_round(client, code, 1, [{"points": 149}])
+    response = put_round(client, code, 1, [{"points": 58}])
     assert response.status_code == 422
-    assert "No 3 cards left in pile 1 add up to 149" in response.json()["detail"]
+    refusal = "In pile 1 a player keeps 0 or 3 cards; 58 points cannot be left."
+    assert refusal in response.json()["detail"]
 
 
 def test_solitaire_has_no_tiebreak_and_nobody_joins(client, new_game):
@@ -108,7 +111,7 @@ def tied_game(client, new_game, players=("Ann", "Ben", "Cy", "Dee")):
     code = new_game(list(players))["code"]
     seats = len(players)
     for number in range(1, 12):
-        points = [0, 7, 0, 9][:seats]
+        points = [0, 13, 0, 19][:seats]
         state = put_round(client, code, number, went_out_first(seats, out=0, points=points)).json()
     assert state["finished"] and state["winners"] == [0, 2]
     return code, state
@@ -147,7 +150,7 @@ def test_the_tiebreak_takes_null_for_seats_not_in_it(client, new_game):
     assert saved.status_code == 200, saved.text
     game = saved.json()
     assert game["rounds"][11]["scores"] == [8, None, 0, None]
-    assert game["totals"] == [0, 77, 0, 99]  # tie-break points do not count in totals
+    assert game["totals"] == [0, 143, 0, 209]  # tie-break points do not count in totals
     assert game["finished"] is True and game["winners"] == [2]
     assert game["can_tiebreak"] is False
 
@@ -184,18 +187,18 @@ def test_a_tiebreak_pending_is_409_too(client, new_game):
 
 def test_a_player_joins_at_a_seat_from_the_next_round(client, new_game):
     code = new_game(["Ann", "Ben", "Cy"])["code"]
-    play_rounds(client, code, [1, 2, 3], 3, points=[0, 10, 20])
+    play_rounds(client, code, [1, 2, 3], 3, points=[0, 13, 20])
     response = client.post(f"/api/games/{code}/players", json={"name": "Eve", "seat": 2})
     assert response.status_code == 201, response.text
     game = response.json()
     assert game["players"] == ["Ann", "Ben", "Eve", "Cy"]
-    assert [r["scores"] for r in game["rounds"][:3]] == [[0, 10, None, 20]] * 3
+    assert [r["scores"] for r in game["rounds"][:3]] == [[0, 13, None, 20]] * 3
     assert game["rounds"][0]["players_in"] == [0, 1, 3]
     assert game["rounds"][3]["players_in"] == [0, 1, 2, 3]
     # Round 4 was Ann's deal (first dealer 0); it stays hers, then moves left round the table.
     assert [r["dealer"] for r in game["rounds"][3:8]] == [0, 1, 2, 3, 0]
     assert game["rounds"][3]["first_player"] == 1
-    assert game["totals"] == [0, 30, 0, 60]
+    assert game["totals"] == [0, 39, 0, 60]
     assert game["seats"][2] == {
         "name": "Eve", "start_points": 0, "joined_round": 4, "left_round": None,
     }  # fmt: skip
@@ -203,11 +206,11 @@ def test_a_player_joins_at_a_seat_from_the_next_round(client, new_game):
 
 
 @pytest.mark.parametrize(
-    ("start", "points"), [("zero", 0), ("highest", 60), ("average", 30), (42, 42)]
+    ("start", "points"), [("zero", 0), ("highest", 60), ("average", 33), (42, 42)]
 )
 def test_a_late_arrival_starts_with_the_points_chosen(client, new_game, start, points):
     code = new_game(["Ann", "Ben", "Cy"])["code"]
-    play_rounds(client, code, [1, 2, 3], 3, points=[0, 10, 20])  # totals 0, 30, 60
+    play_rounds(client, code, [1, 2, 3], 3, points=[0, 13, 20])  # totals 0, 39, 60
     game = client.post(f"/api/games/{code}/players", json={"name": "Eve", "start": start}).json()
     assert game["players"][-1] == "Eve"
     assert game["totals"][-1] == points
@@ -222,7 +225,7 @@ def test_joining_makes_the_next_round_save_the_new_seat(client, new_game):
     assert missing.status_code == 422 and "Eve plays round 2" in missing.json()["detail"]
     saved = put_round(client, code, 2, [{"points": 7}, {"went_out": True}, {"points": 7}])
     assert saved.status_code == 200
-    assert saved.json()["rounds"][0]["scores"] == [None, 0, 7]
+    assert saved.json()["rounds"][0]["scores"] == [None, 0, 13]
 
 
 @pytest.mark.parametrize(
@@ -253,7 +256,7 @@ def test_at_most_fourteen_players(client, new_game):
 
 def test_a_player_leaves_from_the_next_round(client, new_game):
     code = new_game(["Ann", "Ben", "Cy", "Dee"])["code"]
-    play_rounds(client, code, [1, 2], 4, points=[0, 5, 7, 9])
+    play_rounds(client, code, [1, 2], 4, points=[0, 13, 16, 19])
     response = client.delete(f"/api/games/{code}/players/2")
     assert response.status_code == 200, response.text
     game = response.json()
@@ -262,7 +265,7 @@ def test_a_player_leaves_from_the_next_round(client, new_game):
     assert game["rounds"][2]["players_in"] == [0, 1, 3]
     # Cy was to deal round 3 (first dealer 0): the next player still in, Dee, deals instead.
     assert [r["dealer"] for r in game["rounds"][2:6]] == [3, 0, 1, 3]
-    assert game["totals"][2] == 14  # the total stays on the sheet
+    assert game["totals"][2] == 32  # the total stays on the sheet
     saved = put_round(client, code, 3, [{"went_out": True}, {"points": 30}, None, {"points": 40}])
     assert saved.status_code == 200, saved.text
     state = saved.json()
@@ -276,7 +279,7 @@ def test_a_player_leaves_from_the_next_round(client, new_game):
 
 def test_a_player_who_left_is_never_a_leader_or_winner(client, new_game):
     code = new_game(["Ann", "Ben", "Cy"])["code"]
-    play_rounds(client, code, [1], 3, out=2, points=[7, 9, 0])
+    play_rounds(client, code, [1], 3, out=2, points=[13, 16, 0])
     client.delete(f"/api/games/{code}/players/2")
     game = client.get(f"/api/games/{code}").json()
     assert game["leaders"] == [0]
@@ -351,20 +354,39 @@ def test_an_unknown_order_is_422(client):
 
 def test_round_one_of_kings_first_is_checked_at_thirteen_cards(client, new_game):
     code = new_game(order="down")["code"]
-    response = put_round(client, code, 1, [{"went_out": True}, {"points": 3}, {"points": 260}])
+    # With 3 cards dealt both would be refused; with 13, 122 is the most a kept hand costs.
+    response = put_round(client, code, 1, [{"went_out": True}, {"points": 3}, {"points": 122}])
     assert response.status_code == 200, response.text
 
 
 # --- only points a deal could give --------------------------------------------------------
 
 
-@pytest.mark.parametrize(("points", "status"), [(3, 422), (149, 422), (4, 200), (150, 200)])
-def test_round_one_typed_points(client, new_game, points, status):
+# Round 1 deals 3 cards, threes wild: a player who did not go out keeps all 3, holding no
+# book or run. The cheapest such hand costs 13 (two fours and a five), the dearest 75 (a
+# joker, a king and a queen), and nothing costs 46 to 58 (45 is a three, a king and a queen;
+# 59 a joker, a four and a five).
+KEPT_IN_ROUND_ONE = "In round 1 a player keeps 0 or 3 cards; {} points cannot be left."
+TOO_MANY_IN_ROUND_ONE = "{} is too many: in round 1 the cards a player keeps cost at most 75."
+
+
+@pytest.mark.parametrize(
+    ("points", "status", "message"),
+    [
+        (12, 422, KEPT_IN_ROUND_ONE),
+        (13, 200, None),
+        (58, 422, KEPT_IN_ROUND_ONE),
+        (59, 200, None),
+        (75, 200, None),
+        (76, 422, TOO_MANY_IN_ROUND_ONE),
+    ],
+)
+def test_round_one_typed_points(client, new_game, points, status, message):
     code = new_game()["code"]
-    response = put_round(client, code, 1, [{"went_out": True}, {"points": points}, {"points": 4}])
+    response = put_round(client, code, 1, [{"went_out": True}, {"points": points}, {"points": 13}])
     assert response.status_code == status, response.text
     if status == 422:
-        assert f"No 3 cards left in round 1 add up to {points}" in response.json()["detail"]
+        assert message.format(points) in response.json()["detail"]
 
 
 # --- the hand checker follows the round --------------------------------------------------

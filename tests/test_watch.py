@@ -6,7 +6,7 @@ from app.main import create_app
 from tests.conftest import test_settings, went_out_first
 from tests.html import elements, visible_text
 
-ROUND = {"results": went_out_first(3)}
+ROUND = {"results": went_out_first(3, points=[0, 13, 13])}
 
 # Every route that changes a game, with a body that would otherwise be fine or broken.
 API_WRITES = [
@@ -54,7 +54,7 @@ def test_the_watch_code_reads_the_game_without_the_scorekeeper_code(client, new_
     watched = response.json()
     assert watched["can_edit"] is False
     assert "watch_code" not in watched
-    assert watched["totals"] == [0, 4, 4]
+    assert watched["totals"] == [0, 13, 13]
     assert game["code"] not in response.text
 
 

@@ -175,7 +175,7 @@ def test_a_watcher_on_one_worker_sees_a_save_made_through_the_other(two_workers)
     assert two_workers.worker_of(saver) != watched_on
     for number in (1, 2):
         path = f"/api/games/{game['code']}/rounds/{number}"
-        # 20 (one wild card) is a hand every round can leave.
+        # 20 is a total every round can leave (5 + 7 + 8, or one wild card).
         results = went_out_first(2, points=[20, 20])
         status, _ = two_workers.request(saver, "PUT", path, {"results": results})
         assert status == 200
@@ -203,7 +203,7 @@ def test_simultaneous_saves_of_one_round_through_two_workers_give_one_200_and_on
         answers = {}
 
         def save(name, connection, out, path=path, version=version, start=start, answers=answers):
-            # 20 (one wild card) is a hand every round can leave.
+            # 20 is a total every round can leave (5 + 7 + 8, or one wild card).
             body = {"results": went_out_first(3, out=out, points=[20] * 3), "version": version}
             start.wait()
             answers[name] = two_workers.request(connection, "PUT", path, body)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from .cards import RANK_PLURALS, RANKS, Card, Decks
+from .cards import RANK_PLURALS, Card, Decks
+from .leftovers import kept_in_words, leftover_totals
 
 JOKER_POINTS = 50
 WILD_POINTS = 20
@@ -25,34 +25,6 @@ def card_points(card: Card, *, wild_rank: int) -> int:
 def leftover_points(cards: Sequence[Card], *, wild_rank: int) -> int:
     """The penalty for the cards left in a hand."""
     return sum(card_points(card, wild_rank=wild_rank) for card in cards)
-
-
-def max_leftover_points(*, cards_dealt: int, wild_rank: int, decks: Decks) -> int:
-    """The most a hand of cards_dealt leftover cards can cost: jokers, then wilds, then high."""
-    values = [JOKER_POINTS] * decks.jokers
-    for rank in sorted(RANKS, key=lambda r: WILD_POINTS if r == wild_rank else r, reverse=True):
-        points = WILD_POINTS if rank == wild_rank else rank
-        values.extend([points] * decks.copies_of_rank)
-    return sum(values[:cards_dealt])
-
-
-@lru_cache(maxsize=64)
-def reachable_points(*, cards_dealt: int, wild_rank: int, decks: Decks) -> frozenset[int]:
-    """Every total a leftover hand of that round could cost: at most cards_dealt cards, each
-    worth its face value, 20 for the wild rank or 50 for a joker, within the decks."""
-    # (points, how many cards of that worth the decks hold); the wild rank is worth 20.
-    worths = [(rank, decks.copies_of_rank) for rank in RANKS if rank != wild_rank]
-    worths += [(WILD_POINTS, decks.copies_of_rank), (JOKER_POINTS, decks.jokers)]
-    # by_count[n]: the totals of exactly n cards.
-    by_count: list[set[int]] = [{0}] + [set() for _ in range(cards_dealt)]
-    for points, copies in worths:
-        grown = [set(totals) for totals in by_count]
-        for count in range(cards_dealt + 1):
-            for total in by_count[count]:
-                for extra in range(1, min(copies, cards_dealt - count) + 1):
-                    grown[count + extra].add(total + extra * points)
-        by_count = grown
-    return frozenset().union(*by_count)
 
 
 @dataclass(frozen=True)
@@ -157,20 +129,24 @@ def score_round(
 def typed_points_error(
     points: int, *, cards_dealt: int, wild_rank: int, decks: Decks, round_name: str
 ) -> str:
-    """Why no leftover hand of that round can cost points ("" when one can)."""
+    """Why no leftover hand of that round can cost points ("" when one can): a player keeps
+    all the cards dealt or at most three fewer, holding no book or run (leftovers.py)."""
     if points < 0:
         return "Points cannot be negative."
     if points in (1, 2):
         return "No card is worth 1 or 2 points: the lowest card is a 3."
-    most = max_leftover_points(cards_dealt=cards_dealt, wild_rank=wild_rank, decks=decks)
-    if points > most:
+    possible = leftover_totals(cards_dealt, wild_rank, decks)
+    if points in possible:
+        return ""
+    if points > max(possible):
         return (
-            f"{points} is too many: {cards_dealt} leftover cards cost at most {most} "
-            f"in {round_name}."
+            f"{points} is too many: in {round_name} the cards a player keeps cost at most "
+            f"{max(possible)}."
         )
-    if points not in reachable_points(cards_dealt=cards_dealt, wild_rank=wild_rank, decks=decks):
-        return f"No {cards_dealt} cards left in {round_name} add up to {points}."
-    return ""
+    return (
+        f"In {round_name} a player keeps {kept_in_words(cards_dealt)} cards; "
+        f"{points} points cannot be left."
+    )
 
 
 def _deck_errors(results: Sequence[SeatResult], decks: Decks) -> list[str]:

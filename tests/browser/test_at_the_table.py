@@ -36,8 +36,9 @@ def create(page, base_url, players, rounds_saved=0):
     for number in range(1, rounds_saved + 1):
         saved = page.request.put(
             f"{base_url}/api/games/{game['code']}/rounds/{number}",
-            # 10 points can be left in every round (a 10, or 3 + 7 when tens are wild)
-            data={"results": went_out_first(len(players), points=[10] * len(players))},
+            # 13 points can be left in every round (4 + 4 + 5 of the 3 cards kept in round 1;
+            # later a King, or 3 + 10 when Kings are wild)
+            data={"results": went_out_first(len(players), points=[13] * len(players))},
         )
         assert saved.ok, saved.text()
     return game

@@ -8,7 +8,6 @@ from app.rules.scoring import (
     SeatResult,
     card_points,
     leftover_points,
-    max_leftover_points,
     score_round,
 )
 
@@ -110,7 +109,7 @@ def test_no_more_leftover_cards_than_dealt():
             [
                 SeatResult(went_out=True),
                 SeatResult(cards=cards("4", "5", "6", "7")),
-                SeatResult(points=4),
+                SeatResult(points=13),
             ]
         )
     assert caught.value.seat_errors == {1: "Ben has 4 cards, but only 3 were dealt this round."}
@@ -118,7 +117,13 @@ def test_no_more_leftover_cards_than_dealt():
 
 @pytest.mark.parametrize(
     ("points", "message"),
-    [(-1, "negative"), (1, "worth 1 or 2"), (2, "worth 1 or 2"), (151, "at most 150")],
+    [
+        (-1, "negative"),
+        (1, "worth 1 or 2"),
+        (2, "worth 1 or 2"),
+        (151, "at most 75"),
+        (4, "keeps 0 or 3 cards"),
+    ],
 )
 def test_impossible_typed_points(points, message):
     with pytest.raises(RoundError, match=message) as caught:
@@ -126,18 +131,10 @@ def test_impossible_typed_points(points, message):
     assert list(caught.value.seat_errors) == [1]
 
 
-def test_typed_points_up_to_the_most_the_hand_can_cost_are_taken():
-    # Round 1: a single 3 would be wild (20), so 3 is out of reach; a single 4 is not.
-    outcome = play([SeatResult(went_out=True), SeatResult(points=150), SeatResult(points=4)])
-    assert outcome.scores == [0, 150, 4]
-
-
-def test_most_a_hand_can_cost():
-    one_game = Decks(1)
-    assert max_leftover_points(cards_dealt=3, wild_rank=3, decks=one_game) == 150
-    # Thirteen cards, Kings wild: six jokers and seven Kings.
-    assert max_leftover_points(cards_dealt=13, wild_rank=13, decks=one_game) == 6 * 50 + 7 * 20
-    assert max_leftover_points(cards_dealt=13, wild_rank=13, decks=Decks(2)) == 12 * 50 + 20
+def test_typed_points_a_kept_hand_can_leave_are_taken():
+    # Round 1: a joker, a King and a Queen (75); a four, a four and a five (13).
+    outcome = play([SeatResult(went_out=True), SeatResult(points=75), SeatResult(points=13)])
+    assert outcome.scores == [0, 75, 13]
 
 
 def test_jokers_across_the_table_are_limited():
@@ -184,8 +181,8 @@ def test_went_out_player_has_no_cards():
         play(
             [
                 SeatResult(went_out=True, cards=cards("Q")),
-                SeatResult(points=4),
-                SeatResult(points=4),
+                SeatResult(points=13),
+                SeatResult(points=13),
             ]
         )
 
@@ -196,15 +193,15 @@ def test_a_seat_that_went_out_cannot_also_hold_points_or_cards():
         SeatResult(went_out=True, cards=cards("4")),
     ):
         with pytest.raises(RoundError) as caught:
-            play([result, SeatResult(points=5), SeatResult(points=4)])
+            play([result, SeatResult(points=14), SeatResult(points=13)])
         assert caught.value.seat_errors == {0: "Ann went out, so Ann has no cards left."}
 
 
 def test_went_out_with_zero_points_is_still_a_clean_round():
     outcome = play(
-        [SeatResult(went_out=True, points=0), SeatResult(points=5), SeatResult(points=4)]
+        [SeatResult(went_out=True, points=0), SeatResult(points=14), SeatResult(points=13)]
     )
-    assert outcome.scores == [0, 5, 4] and outcome.went_out == 0
+    assert outcome.scores == [0, 14, 13] and outcome.went_out == 0
 
 
 def test_exactly_ten_of_a_rank_fit_one_box_and_eleven_do_not():
@@ -251,7 +248,7 @@ def test_jokers_fit_up_to_the_decks_count():
 def test_every_reason_a_round_is_refused_is_told_one_after_another():
     with pytest.raises(RoundError) as refused:
         score_round(
-            [SeatResult(points=4), SeatResult(cards=cards("3H", "4H", "5H", "6H"))],
+            [SeatResult(points=13), SeatResult(cards=cards("3H", "4H", "5H", "6H"))],
             seat_names=["Ann", "Ben"],
             cards_dealt=3,
             wild_rank=3,

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from app.rules.cards import Decks, parse_card
+from app.rules.leftovers import leftover_totals
 from app.rules.schedule import (
     ROUND_COUNT,
     cards_in_order,
@@ -15,7 +16,7 @@ from app.rules.schedule import (
     replan,
     solitaire_piles,
 )
-from app.rules.scoring import SeatResult, reachable_points, score_round, typed_points_error
+from app.rules.scoring import SeatResult, score_round, typed_points_error
 from app.rules.solitaire import PileError, score_pile, solitaire_result
 from app.rules.standings import after_tiebreaks, average_total, leaders, totals
 
@@ -85,8 +86,8 @@ def test_a_pile_needs_exactly_its_number_of_cards():
 
 def test_a_closed_pile_scores_nothing_and_typed_points_must_be_reachable():
     assert score_pile(cards_dealt=3, wild_rank=3, closed=True).points == 0
-    assert score_pile(cards_dealt=3, wild_rank=3, points=150).points == 150
-    with pytest.raises(PileError, match="No 3 cards left in pile 1 add up to 149"):
+    assert score_pile(cards_dealt=3, wild_rank=3, points=75).points == 75
+    with pytest.raises(PileError, match="149 is too many: in pile 1 the cards a player keeps"):
         score_pile(cards_dealt=3, wild_rank=3, points=149, pile_name="pile 1")
 
 
@@ -102,11 +103,11 @@ def test_a_pile_says_what_it_needs_in_the_players_words():
 
 def test_typed_pile_points_follow_the_piles_own_wild_rank():
     # Threes are wild in the pile of 3: a three left costs 20, so 3 points cannot be left,
-    # while 20 can (one wild three) and so can 4 (a four).
-    with pytest.raises(PileError, match="No 3 cards left in this pile add up to 3"):
+    # while 33 can (a wild three, a four and a nine) and so can 13 (a four, a four, a five).
+    with pytest.raises(PileError, match="In this pile a player keeps 0 or 3 cards; 3 points"):
         score_pile(cards_dealt=3, wild_rank=3, points=3)
-    assert score_pile(cards_dealt=3, wild_rank=3, points=20).points == 20
-    assert score_pile(cards_dealt=3, wild_rank=3, points=4).points == 4
+    assert score_pile(cards_dealt=3, wild_rank=3, points=33).points == 33
+    assert score_pile(cards_dealt=3, wild_rank=3, points=13).points == 13
 
 
 def test_solitaire_is_won_only_when_every_pile_closed():
@@ -173,7 +174,7 @@ def test_a_tiebreak_round_scores_only_the_tied_seats():
 def test_a_result_for_a_seat_not_in_the_round_is_refused():
     with pytest.raises(ValueError) as refused:
         score_round(
-            [SeatResult(points=4), SeatResult(went_out=True), SeatResult(points=12)],
+            [SeatResult(points=13), SeatResult(went_out=True), SeatResult(points=12)],
             seat_names=["Ann", "Ben", "Cy"],
             cards_dealt=6,
             wild_rank=6,
@@ -258,31 +259,25 @@ def test_the_average_start_is_rounded():
 
 
 def test_round_one_points_a_hand_could_cost():
-    reachable = reachable_points(cards_dealt=3, wild_rank=3, decks=ONE_GAME)
-    assert 3 not in reachable and 149 not in reachable
-    assert {0, 4, 150, 20, 60, 120} <= reachable
-    assert 1 not in reachable and 151 not in reachable
-
-
-def test_the_decks_limit_the_points():
-    # Seven jokers do not exist in one game: 13 cards in round 11 cost at most 6 x 50 + 7 x 20.
-    assert max(reachable_points(cards_dealt=13, wild_rank=13, decks=ONE_GAME)) == 440
-    assert max(reachable_points(cards_dealt=13, wild_rank=13, decks=Decks(2))) == 620
+    # Nothing, or three cards holding no group: 4, 4 and 5 (13) up to K, Q and a joker.
+    reachable = leftover_totals(3, 3, ONE_GAME)
+    assert min(reachable - {0}) == 13 and 13 + 12 + 50 in reachable
+    assert not {3, 4, 12, 149, 150} & reachable  # three jokers are a group
 
 
 def test_the_refusal_says_why():
     message = typed_points_error(
-        149, cards_dealt=3, wild_rank=3, decks=ONE_GAME, round_name="round 1"
+        4, cards_dealt=3, wild_rank=3, decks=ONE_GAME, round_name="round 1"
     )
-    assert message == "No 3 cards left in round 1 add up to 149."
+    assert message == "In round 1 a player keeps 0 or 3 cards; 4 points cannot be left."
     assert (
-        typed_points_error(4, cards_dealt=3, wild_rank=3, decks=ONE_GAME, round_name="round 1")
+        typed_points_error(13, cards_dealt=3, wild_rank=3, decks=ONE_GAME, round_name="round 1")
         == ""
     )
 
 
 def test_typed_points_in_a_round_are_checked():
-    with pytest.raises(ValueError, match="No 3 cards left in round 1 add up to 3"):
+    with pytest.raises(ValueError, match="In round 1 a player keeps 0 or 3 cards; 3 points"):
         score_round(
             [SeatResult(went_out=True), SeatResult(points=3)],
             seat_names=["Ann", "Ben"],
