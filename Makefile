@@ -17,7 +17,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor bench-live bench-solver bench-page bench-taps bench-abuse bench-table bench-scale clean
+.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor icons bench-live bench-solver bench-page bench-taps bench-abuse bench-table bench-scale clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -136,6 +136,11 @@ mutation: $(VENV)/.installed-mutation
 
 vendor:
 	bash scripts/vendor-htmx.sh
+
+# --- the home-screen icons, drawn from static/crown.svg into static/icons/ ---
+
+icons: | $(BIN)/python
+	$(BIN)/python scripts/draw_icons.py
 
 # --- benchmarks (not part of `make test`) ---
 

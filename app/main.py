@@ -34,7 +34,7 @@ from .guards import (
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
 from .tables import forget_games, record_change
-from .web import api, errors, pages, piles, stream, table_pages, tables_api
+from .web import api, errors, installable, pages, piles, stream, table_pages, tables_api
 
 SWITCH_INTERVAL_S = 0.0005
 
@@ -112,6 +112,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.include_router(table_pages.router)
     app.include_router(piles.router)
     app.include_router(stream.router)
+    app.include_router(installable.router)
     errors.install(app)
     # Listed innermost first: each add_middleware wraps the ones before it. Requests pass
     # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,

@@ -81,12 +81,62 @@ def main():
                 keypad.get_by_role("button", name="K King", exact=True).click()
                 page.locator("fieldset.seat").first.scroll_into_view_if_needed()
                 page.screenshot(path=SHOTS / "6-fourteen-players.png")
+                kept_round(browser, server.url, PHONE)
+                home_screen(browser, server.url, PHONE)
                 browser.close()
         finally:
             server.stop()
     print(f"Screenshots in {SHOTS.relative_to(ROOT)}/:")
     for shot in sorted(SHOTS.glob("*.png")):
         print(f"  {shot.name}  {shot.stat().st_size // 1024} KB")
+
+
+def kept_round(browser, url, phone):
+    """A round saved with the Wi-Fi gone: kept on the phone, on the sheet as not sent yet."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=phone)
+    page = context.new_page()
+    game = page.request.post(url + "/api/games", data={"players": ["Ann", "Ben", "Cy"]}).json()
+    page.goto(f"{url}/g/{game['code']}")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    context.set_offline(True)
+    page.get_by_label("Ann went out").check()
+    for name, cards in {
+        "Ben": ["Q Queen", "K King", "5 Five"],
+        "Cy": ["4 Four", "9 Nine", "Joker"],
+    }.items():
+        keypad = page.get_by_role("group", name=f"Add a card to {name}'s hand")
+        for card in cards:
+            keypad.get_by_role("button", name=card, exact=True).click()
+    page.get_by_role("button", name="Save round 1").click()
+    expect(page.get_by_role("status").filter(has_text="Round 1 is kept")).to_be_visible()
+    page.reload()
+    page.locator("#sheet").scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, -120)")
+    page.screenshot(path=SHOTS / "8-kept-round.png")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=SHOTS / "9-offline-copy.png")
+    context.close()
+
+
+def home_screen(browser, url, phone):
+    """The installed app: its icon as a launcher masks it, beside the manifest's name."""
+    page = browser.new_page(viewport=phone, color_scheme="dark")
+    manifest = page.request.get(url + "/manifest.webmanifest").json()
+    maskable = next(icon for icon in manifest["icons"] if icon.get("purpose") == "maskable")
+    page.set_content(
+        "<body style='margin:0;background:#2b3a55;font:14px system-ui;color:#fff'>"
+        "<div style='display:grid;grid-template-columns:repeat(4,1fr);gap:24px;padding:48px 24px'>"
+        f"<figure style='margin:0;text-align:center'><img src='{url}/{maskable['src']}' "
+        "style='width:64px;height:64px;border-radius:50%' alt=''>"
+        f"<figcaption>{manifest['short_name']}</figcaption></figure></div></body>"
+    )
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=SHOTS / "7-home-screen.png")
+    page.close()
 
 
 if __name__ == "__main__":

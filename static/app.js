@@ -191,12 +191,22 @@
   // Live updates: show when the stream is down, and retry a first connection that failed
   // (htmx retries dropped streams itself, but not one that never opened).
   var LIVE_TEXT = { open: "Live", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Not live: reload the page", polling: "Busy: totals refresh every 15 s" };
+  var offlineSince = null;
   function liveState(element, state) {
     if (!element || !element.matches || !element.matches(".live")) return;
-    element.dataset.sse = state;
     var text = element.querySelector(".live-text");
+    if (state === "reconnecting" && !navigator.onLine) {
+      // Cut off: say since when, and which round the page shows, until the stream is back.
+      offlineSince = offlineSince || new Date();
+      var round = document.querySelector(".status[data-round]");
+      state = "offline";
+      LIVE_TEXT.offline = "Offline since " + offlineSince.toTimeString().slice(0, 5) +
+        (round ? ", showing round " + round.dataset.round : ", showing the result");
+    } else if (state === "open") offlineSince = null;
+    element.dataset.sse = state;
     if (text) text.textContent = LIVE_TEXT[state];
   }
+  window.addEventListener("offline", function () { liveState(document.getElementById("live"), "reconnecting"); });
   document.addEventListener("htmx:sse:before:connection", function (event) {
     if (event.target.dataset && event.target.dataset.polling) return;
     if (event.detail.connection && event.detail.connection.attempt > 0) liveState(event.target, "reconnecting");
@@ -231,19 +241,29 @@
     element.dataset.polling = "1";
     var timer = setInterval(function () {
       if (!element.isConnected || !element.dataset.polling) { clearInterval(timer); return; }
-      fetch(element.dataset.poll, { headers: { "HX-Request": "true" } }).then(function (response) {
-        if (response.status === 410) window.location.reload();  // the link was replaced
-        return response.ok ? response.text() : "";
-      }).then(function (html) {
-        var parsed = document.createElement("template");
-        parsed.innerHTML = html;
-        parsed.content.querySelectorAll("hx-partial").forEach(function (part) {
-          var target = document.querySelector(part.getAttribute("hx-target"));
-          if (target) { target.innerHTML = part.innerHTML; window.htmx.process(target); }
-        });
-      }).catch(function () {});
+      catchUp(element);
     }, 15000);
   }
+  function catchUp(element) {
+    return fetch(element.dataset.poll, { headers: { "HX-Request": "true" } }).then(function (response) {
+      if (response.status === 410) window.location.reload();  // the link was replaced
+      return response.ok ? response.text() : "";
+    }).then(function (html) {
+      var parsed = document.createElement("template");
+      parsed.innerHTML = html;
+      parsed.content.querySelectorAll("hx-partial").forEach(function (part) {
+        var target = document.querySelector(part.getAttribute("hx-target"));
+        if (target) { target.innerHTML = part.innerHTML; window.htmx.process(target); }
+      });
+      return html;
+    });
+  }
+  // Back online: catch up with everything saved meanwhile at once (the stream follows).
+  window.addEventListener("online", function () {
+    var live = document.getElementById("live");
+    if (!live || live.dataset.sse !== "offline") return;
+    catchUp(live).then(function (html) { if (html) liveState(live, "open"); }).catch(function () {});
+  });
   document.addEventListener("htmx:response:error", retryLive);
   document.addEventListener("htmx:error", retryLive);
 
@@ -386,4 +406,25 @@
     if (status && link) link.search = "?round=" + status.dataset.round;
   }
   document.addEventListener("htmx:after:swap", handLinkRound);
+
+  // Rounds kept on the phone when a save cannot get through (kept-rounds.js): fetched when a
+  // save fails (from the service worker's copy when offline), or once the page is shown when
+  // this game has rounds kept. The service worker registers then too.
+  function withKept(then, otherwise) {
+    if (window.crownkeeperKept) { then(window.crownkeeperKept); return; }
+    var script = document.createElement("script");
+    script.src = document.querySelector("script[src*='app.js']").src.replace("app.js", "kept-rounds.js");
+    script.onload = function () { then(window.crownkeeperKept); };
+    script.onerror = otherwise;
+    document.head.append(script);
+  }
+  window.crownkeeper.withKept = withKept;
+  window.addEventListener("load", function () {
+    var manifest = document.querySelector("link[rel=manifest]");
+    if (navigator.serviceWorker && manifest) navigator.serviceWorker.register(manifest.href.replace(/manifest\.webmanifest$/, "sw.js")).catch(function () {});
+    var game = document.querySelector("#game[data-code]");
+    var kept;
+    try { kept = game && window.localStorage.getItem("crownkeeper-kept:" + game.dataset.code); } catch (error) { kept = null; }
+    if (kept && document.querySelector("form.entry")) withKept(function () {});
+  });
 })();

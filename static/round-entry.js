@@ -76,6 +76,9 @@
     var form = event.target;
     if (!form.matches || !form.matches("form.entry")) return;
     if (form.saving) { event.preventDefault(); return; }
+    var kept = window.crownkeeperKept;
+    // A round entered after one kept on this phone waits behind it, kept too.
+    if (kept && kept.keep && form.dataset.keptBase) { event.preventDefault(); kept.keep(form); return; }
     form.saving = event.detail.ctx;
     say(form.querySelector(".save-alert"), "");
     saveButton(form, true);
@@ -87,6 +90,12 @@
     saveButton(form, false);
     var status = event.detail.ctx.response ? event.detail.ctx.response.status : 0;
     if (status && status < 500) return;
+    // No connection, or the server or its proxy not answering: the round is kept on the phone
+    // (where this phone cannot, it says so at the button, every tap kept).
+    if (!status || status >= 502) ck.withKept(function (kept) { kept.keep(form); }, function () { notSaved(form, status); });
+    else notSaved(form, status);
+  });
+  function notSaved(form, status) {
     var alert = form.querySelector(".save-alert");
     var retry = document.createElement("button");
     retry.type = "button";
@@ -96,7 +105,7 @@
       (status ? "the server had a problem." : "the server could not be reached.") + " Every tap is kept on this phone. ";
     alert.append(retry);
     alert.scrollIntoView({ block: "center" });
-  });
+  }
 
   var savedTimer;
   function announceSave() {

@@ -95,7 +95,7 @@ def fetch(url: str, data: dict[str, Any] | None = None) -> tuple[int, str, str]:
             return (
                 response.status,
                 response.headers.get("content-type", ""),
-                response.read().decode(),
+                response.read().decode(errors="replace"),  # an icon is not text
             )
     except urllib.error.HTTPError as error:
         with error:

@@ -5,12 +5,12 @@ finds the version changed."""
 import threading
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import Session, func, select
 
 from app.db import begin_write, locked, make_engine
 from app.games import StaleVersion, create_game, load_game, save_round
 from app.migrate import upgrade_to_head
-from app.models import Game
+from app.models import Game, SeatScore
 from app.rules.scoring import SeatResult
 
 WENT_OUT = [SeatResult(went_out=True), SeatResult(points=17), SeatResult(points=19)]
@@ -63,18 +63,19 @@ def test_racing_saves_from_many_threads_give_exactly_one_success(engine):
     start = threading.Barrier(4)
     results = []
 
-    def save(out):
+    def save(seat):
         start.wait()
         with Session(engine) as session:
-            outcome = [SeatResult(points=20)] * 3
-            outcome[out] = SeatResult(went_out=True)
+            # Four different rounds: the same version lets one through.
+            outcome = [SeatResult(points=20 + seat)] * 3
+            outcome[seat % 3] = SeatResult(went_out=True)
             try:
                 save_round(session, code=game.code, number=1, results=outcome, version=1)
                 results.append("saved")
             except StaleVersion:
                 results.append("stale")
 
-    threads = [threading.Thread(target=save, args=(seat % 3,)) for seat in range(4)]
+    threads = [threading.Thread(target=save, args=(seat,)) for seat in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -82,3 +83,31 @@ def test_racing_saves_from_many_threads_give_exactly_one_success(engine):
     assert sorted(results) == ["saved", "stale", "stale", "stale"]
     with Session(engine) as session:
         assert load_game(session, code=game.code).version == 2
+
+
+def test_the_same_round_sent_from_many_threads_is_saved_once(engine):
+    """A phone that sends a round again (its answer lost) races itself: every send hears the
+    round is saved, and it is saved once."""
+    with Session(engine) as session:
+        game = create_game(session, players=["Ann", "Ben", "Cy"])
+    start = threading.Barrier(4)
+    versions = []
+    outcome = [SeatResult(went_out=True), SeatResult(points=13), SeatResult(points=20)]
+
+    def save():
+        start.wait()
+        with Session(engine) as session:
+            state = save_round(session, code=game.code, number=1, results=outcome, version=1)
+            versions.append(state.version)
+
+    threads = [threading.Thread(target=save) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert versions == [2, 2, 2, 2]
+    with Session(engine) as session:
+        state = load_game(session, code=game.code)
+        assert state.version == 2 and state.totals == [0, 13, 20]
+        saved = session.exec(select(func.count()).select_from(SeatScore)).one()
+        assert saved == 3  # one row a seat: nothing saved twice, nothing replaced

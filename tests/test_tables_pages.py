@@ -119,12 +119,12 @@ def test_rename_and_merge_by_form(client):
 def test_the_chart_shows_from_the_second_round(client, new_game):
     game = new_game(["Ann", "Ben"])
     play(client, game, [[0, 13]], finish=False)
-    assert not elements(client.get(f"/g/{game['code']}").text, "img")
+    assert not elements(client.get(f"/g/{game['code']}").text, "img", class_="totals-chart")
     play(client, game, [[0, 13], [3, 0]], finish=False)
-    images = elements(client.get(f"/g/{game['code']}").text, "img")
+    images = elements(client.get(f"/g/{game['code']}").text, "img", class_="totals-chart")
     assert images and images[0]["src"].startswith(f"/g/{game['code']}/chart.svg")
     assert "running total" in images[0]["alt"]
-    watched = elements(client.get(f"/g/{game['watch_code']}").text, "img")
+    watched = elements(client.get(f"/g/{game['watch_code']}").text, "img", class_="totals-chart")
     assert watched[0]["src"].startswith(f"/g/{game['watch_code']}/chart.svg")
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from app.main import create_app
+from app.web.rendering import qr_svg
 from tests.conftest import test_settings, went_out_first
 from tests.html import elements, visible_text
 
@@ -109,9 +110,18 @@ def test_the_share_panel_shows_the_watch_link_as_a_qr_code(client, new_game):
     page = client.get(f"/g/{game['code']}").text
     watch_link = elements(page, "input", id="watch-link")[0]["value"]
     assert watch_link == f"http://testserver/g/{game['watch_code']}"
-    assert page.count("<svg") == 2  # the watch link, and the scorekeeper link behind a step
+    # The watch link, and the scorekeeper link behind a step: images fetched when shown.
+    codes = [img["src"] for img in elements(page, "img", **{"class": "qr"})]
+    assert codes == [f"/g/{game['watch_code']}/qr.svg", f"/g/{game['code']}/qr.svg"]
+    drawn = client.get(codes[0])
+    assert drawn.status_code == 200 and drawn.headers["content-type"] == "image/svg+xml"
+    assert drawn.text.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in drawn.text
+    assert drawn.text == qr_svg(watch_link)  # the link itself, as the share panel shows it
+    assert drawn.text != client.get(codes[1]).text  # each draws its own link
+    assert client.get("/g/nosuchgame/qr.svg").status_code == 404
     watch_page = client.get(f"/g/{game['watch_code']}").text
-    assert watch_page.count("<svg") == 1
+    watch_codes = [img["src"] for img in elements(watch_page, "img", **{"class": "qr"})]
+    assert watch_codes == [f"/g/{game['watch_code']}/qr.svg"]
     assert not elements(watch_page, "input", id="keeper-link")
 
 

@@ -135,35 +135,23 @@ def save_round(
     """Save or correct round number; RoundError or GameError when it cannot stand."""
     opened = changes.opened(session, code, game)
     state = opened.state()
-    if version is not None and version != state.version:
-        raise StaleVersion(
-            "Someone else changed this game a moment ago. Check the sheet, then save again.",
-            current=state,
-        )
-    round_state = state.round(number)
-    if round_state.entries is None:
-        if state.finished:
-            raise GameError("This game is over: no new round can be saved. Corrections still can.")
-        waiting = state.next_round
-        if waiting is None:
-            raise GameError("The eleven rounds are over: a tie-break round is being played.")
-        if not state.is_solitaire and waiting.number != number:
-            raise GameError(f"Save round {waiting.number} first: rounds are saved in order.")
-    round_name = state.round_name(round_state)
-    layouts: list[dict[str, Any] | None] = [None] * len(state.players)
-    if state.is_solitaire:
-        scores, went_out, layouts[0] = score_pile_result(results, round_state, round_name)
-    else:
-        outcome = score_round(
-            results,
-            seat_names=state.players,
-            cards_dealt=round_state.cards_dealt,
-            wild_rank=round_state.wild_rank,
-            decks=round_state.decks,
-            players_in=round_state.players_in,
-            round_name=round_name,
-        )
-        scores, went_out = outcome.scores, outcome.went_out
+    stale = version is not None and version != state.version
+    try:
+        round_state, scores, went_out, layouts = _scored(state, number, results)
+    except (RoundError, GameError):
+        if stale:
+            raise _stale(state) from None
+        raise
+    if stale:
+        if round_state.entries is not None and (list(round_state.scores), round_state.went_out) == (
+            scores,
+            went_out,
+        ):
+            # This very round is saved already (a phone sent it again, its first answer lost):
+            # saved once, and the answer is the game as it stands (the write lock let go).
+            session.rollback()
+            return state
+        raise _stale(state)
     round_id = opened.rounds[number - 1].id
     assert round_id is not None
     now = datetime.now(UTC)
@@ -199,6 +187,44 @@ def save_round(
     if opened.game.finished_at is None and opened.state().next_round is None:
         opened.game.finished_at = now
     return changes.commit(session, opened, state)
+
+
+def _stale(state: GameState) -> StaleVersion:
+    return StaleVersion(
+        "Someone else changed this game a moment ago. Check the sheet, then save again.",
+        current=state,
+    )
+
+
+def _scored(
+    state: GameState, number: int, results: Sequence[SeatResult | None]
+) -> tuple[RoundState, list[int | None], int | None, list[dict[str, Any] | None]]:
+    """Round number scored from results: its plan, every seat's points, who went out and
+    each seat's layout (solitaire); RoundError or GameError when it cannot stand."""
+    round_state = state.round(number)
+    if round_state.entries is None:
+        if state.finished:
+            raise GameError("This game is over: no new round can be saved. Corrections still can.")
+        waiting = state.next_round
+        if waiting is None:
+            raise GameError("The eleven rounds are over: a tie-break round is being played.")
+        if not state.is_solitaire and waiting.number != number:
+            raise GameError(f"Save round {waiting.number} first: rounds are saved in order.")
+    round_name = state.round_name(round_state)
+    layouts: list[dict[str, Any] | None] = [None] * len(state.players)
+    if state.is_solitaire:
+        scores, went_out, layouts[0] = score_pile_result(results, round_state, round_name)
+        return round_state, scores, went_out, layouts
+    outcome = score_round(
+        results,
+        seat_names=state.players,
+        cards_dealt=round_state.cards_dealt,
+        wild_rank=round_state.wild_rank,
+        decks=round_state.decks,
+        players_in=round_state.players_in,
+        round_name=round_name,
+    )
+    return round_state, outcome.scores, outcome.went_out, layouts
 
 
 def score_pile_result(

@@ -59,7 +59,7 @@ from .deps import (
 )
 from .forms import NewGameForm
 from .remembered import home_context, remember, remember_table
-from .rendering import redirect, render, templates
+from .rendering import qr_svg, redirect, render, share_url, templates
 
 router = APIRouter(include_in_schema=False)
 Code = Annotated[str, Path()]
@@ -232,6 +232,17 @@ def chart(code: Code, session: SessionDep) -> Response:
             # Its own policy: the drawing's colours live in a style element inside it.
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
         },
+    )
+
+
+@router.get("/g/{code}/qr.svg")
+def qr_code(request: Request, code: Code, session: SessionDep) -> Response:
+    """This code's game link as a QR code, for another phone to scan."""
+    _game_or_404(session, code)
+    return Response(
+        qr_svg(share_url(request, code)),
+        media_type="image/svg+xml",
+        headers={"Cache-Control": "no-cache", "Content-Security-Policy": "default-src 'none'"},
     )
 
 

@@ -115,33 +115,65 @@ def test_a_double_tap_on_save_sends_one_request(phone, live_server):
     assert saves == ["PUT", "PUT"], saves
 
 
-@pytest.mark.parametrize("failure", ["network", "server"])
-def test_a_failed_save_says_so_at_the_button_and_keeps_every_tap(
+def fail_saves_of_round_one(phone, status):
+    def fail(route):
+        if status is None:
+            route.abort("internetdisconnected")
+        else:
+            route.fulfill(status=status, body="The server is not answering")
+
+    # On the whole phone: the service worker's own sends too.
+    phone.context.route("**/rounds/1", fail)
+
+
+@pytest.mark.parametrize("failure", [None, 502, 503, 504])
+def test_a_save_that_cannot_get_through_is_kept_and_sent_once_it_can(
     phone, live_server, failure, screenshots
 ):
+    """No connection, or a server (or its proxy) not answering: the round is kept on the
+    phone, the next round opens, and the round goes to the server when it answers again."""
+    game = open_game(phone, live_server.url)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen", "Joker")
+    tap(phone, "Cy", "Three")
+    fail_saves_of_round_one(phone, failure)
+    phone.get_by_role("button", name="Save round 1").click()
+    kept = phone.get_by_role("status").filter(has_text="Round 1 is kept on this phone")
+    expect(kept).to_be_visible()
+    phone.screenshot(path=screenshots / f"round-save-kept-{failure or 'network'}.png")
+    expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
+    expect(phone.locator("#sheet tbody tr.kept")).to_contain_text("not sent yet")
+    expect_total(phone, "Ben", 62)
+    phone.context.unroute("**/rounds/1")
+    phone.evaluate("dispatchEvent(new Event('online'))")
+    expect(phone.get_by_role("status").filter(has_text="All rounds sent")).to_be_visible()
+    state = phone.request.get(f"{live_server.url}/api/games/{game['code']}").json()
+    assert state["totals"] == [0, 62, 20] and state["version"] == game["version"] + 1
+    expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
+    expect(phone.locator("#sheet tbody tr.kept")).to_have_count(0)
+
+
+def test_a_save_the_server_failed_says_so_at_the_button_and_keeps_every_tap(
+    phone, live_server, screenshots
+):
+    """A server error is not the connection: nothing is kept for later, the taps stay in the
+    form and the button offers to try again."""
     open_game(phone, live_server.url)
     phone.get_by_label("Ann went out").check()
     tap(phone, "Ben", "Queen", "Joker")
     tap(phone, "Cy", "Three")
-
-    def fail(route):
-        if failure == "network":
-            route.abort("internetdisconnected")
-        else:
-            route.fulfill(status=503, body="Service Unavailable")
-
-    phone.route("**/rounds/1", fail)
+    fail_saves_of_round_one(phone, 500)
     phone.get_by_role("button", name="Save round 1").click()
     alert = phone.get_by_role("alert").filter(has_text="Round 1 is not saved")
     expect(alert).to_be_visible()
-    phone.screenshot(path=screenshots / f"round-save-failed-{failure}.png")
+    phone.screenshot(path=screenshots / "round-save-failed-server.png")
     save_box = phone.get_by_role("button", name="Save round 1").bounding_box()
     alert_box = alert.bounding_box()
     assert 0 <= save_box["y"] - (alert_box["y"] + alert_box["height"]) < 40
     expect(phone.get_by_label("Ben's points")).to_have_text("62")
     expect(phone.get_by_label("Cy's points")).to_have_text("20")
     expect(phone.get_by_role("button", name="Save round 1")).to_be_enabled()
-    phone.unroute("**/rounds/1")
+    phone.context.unroute("**/rounds/1")
     alert.get_by_role("button", name="Try again").click()
     expect_saved(phone, 1, "Fours")
     expect_total(phone, "Ben", 62)

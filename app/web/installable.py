@@ -1,0 +1,88 @@
+"""On the home screen and through a Wi-Fi drop: the web app manifest and the service worker,
+both at the app's root (under ROOT_PATH) so the worker's scope is every page."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, Response
+
+from ..config import PROJECT_DIR
+from .rendering import templates
+
+router = APIRouter()
+
+STATIC_DIR = PROJECT_DIR / "static"
+# The pages' own background colours (static/app.css, --bg light and dark).
+LIGHT_BACKGROUND = "#fbf8f1"
+DARK_BACKGROUND = "#141418"
+
+
+@functools.cache
+def static_files() -> tuple[str, ...]:
+    """Every file under static/ the pages may load, as paths below /static/."""
+    return tuple(
+        sorted(
+            path.relative_to(STATIC_DIR).as_posix()
+            for path in STATIC_DIR.rglob("*")
+            if path.is_file() and not path.name.startswith(".") and path.suffix != ".md"
+        )
+    )
+
+
+@functools.cache
+def build_version() -> str:
+    """A fingerprint of the static files and the worker itself: an upgrade that changes
+    either gives the worker new bytes, so phones fetch every static file afresh."""
+    digest = hashlib.sha256((PROJECT_DIR / "templates" / "sw.js").read_bytes())
+    for name in static_files():
+        digest.update(name.encode())
+        digest.update((STATIC_DIR / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@router.get("/manifest.webmanifest", include_in_schema=False)
+def manifest() -> Response:
+    """The web app manifest: name, colours and icons for the phone's home screen."""
+    # Addresses relative to the manifest's own, which sits at the app's root: right under
+    # any ROOT_PATH and whatever host the phone used.
+    document = {
+        "name": "Crownkeeper",
+        "short_name": "Crownkeeper",
+        "description": "Keep score for Five Crowns at the table.",
+        "start_url": "./",
+        "scope": "./",
+        "display": "standalone",
+        "theme_color": DARK_BACKGROUND,
+        "background_color": LIGHT_BACKGROUND,
+        "icons": [
+            {"src": "static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
+            {"src": "static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
+            {
+                "src": "static/icons/icon-maskable-512.png",
+                "sizes": "512x512",
+                "type": "image/png",
+                "purpose": "maskable",
+            },
+        ],
+    }
+    return JSONResponse(
+        document,
+        media_type="application/manifest+json",
+        headers={"Cache-Control": "no-cache"},
+    )
+
+
+@router.get("/sw.js", include_in_schema=False)
+def service_worker() -> Response:
+    """The service worker, checked by the browser on every visit (no-cache)."""
+    config = {"version": build_version(), "static": list(static_files())}
+    source = templates.env.get_template("sw.js").render(config=json.dumps(config))
+    return Response(
+        source,
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache"},
+    )

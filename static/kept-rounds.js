@@ -1,0 +1,357 @@
+// Rounds kept on this phone when a save cannot reach the server, and sent by themselves, in
+// order and once, when the connection is back. The sending half also runs in the service
+// worker (Background Sync); the page half shows kept rounds on the sheet and opens the next
+// round's entry so the table plays on. Loaded after the page is shown.
+(function (scope) {
+  "use strict";
+  if (scope.crownkeeperKept) return;
+  var SYNC_TAG = "crownkeeper-kept-rounds";
+  var STORE = "rounds";
+
+  function database() {
+    return new Promise(function (resolve, reject) {
+      var opening = scope.indexedDB.open("crownkeeper", 1);
+      opening.onupgradeneeded = function () { opening.result.createObjectStore(STORE, { keyPath: "id" }); };
+      opening.onsuccess = function () { resolve(opening.result); };
+      opening.onerror = function () { reject(opening.error); };
+    });
+  }
+  function withStore(mode, act) {
+    return database().then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var done = db.transaction(STORE, mode);
+        var result = act(done.objectStore(STORE));
+        done.oncomplete = function () { db.close(); resolve(result && "result" in result ? result.result : undefined); };
+        done.onerror = function () { db.close(); reject(done.error); };
+      });
+    });
+  }
+  // Kept rounds in round order: of one game, or of all of them.
+  function kept(code) {
+    return withStore("readonly", function (store) { return store.getAll(); }).then(function (rounds) {
+      return (rounds || []).filter(function (r) { return !code || r.code === code; })
+        .sort(function (a, b) { return a.code < b.code ? -1 : a.code > b.code ? 1 : a.round - b.round; });
+    });
+  }
+  function put(round) { return withStore("readwrite", function (store) { store.put(round); }); }
+  function remove(id) { return withStore("readwrite", function (store) { store.delete(id); }); }
+
+  // One sender at a time on this phone, page or worker: a round is never sent twice at once.
+  function alone(act) {
+    var locks = scope.navigator && scope.navigator.locks;
+    return locks ? locks.request("crownkeeper-kept-rounds", act) : act();
+  }
+
+  function versionIn(html) {
+    var found = /name="version" value="(\d+)"/.exec(html);
+    return found ? found[1] : null;
+  }
+
+  // Send a game's kept rounds in order. Each goes with the version it was based on: the
+  // server's answer to the kept round before it, or the game's version when it was kept.
+  // Stops at the first that cannot be sent ("offline") or is refused ("problem": its
+  // answer is the page's region with the choice, or the reason, to show).
+  function sendGame(code, told, showAgain) {
+    told = told || function () {};
+    return alone(function () {
+      return kept(code).then(function (rounds) {
+        function next(index) {
+          var round = rounds[index];
+          if (!round) return "sent";
+          // A refused round waits for the page; a page that has not shown it yet sends it
+          // again for the answer to show (a refusal writes nothing).
+          if (round.problem && !(showAgain && showAgain(round))) return "problem";
+          // No base known (the round before it was sent, its answer lost): version 0 is no
+          // game's, so the server offers the choice rather than saving over anything.
+          var base = round.base === null ? "0" : round.base;
+          var body = new URLSearchParams();
+          round.fields.forEach(function (pair) { body.append(pair[0], pair[0] === "version" ? base : pair[1]); });
+          return fetch(round.url, { method: "PUT", body: body, credentials: "same-origin", headers: { "HX-Request": "true" } })
+            .then(function (response) {
+              if (response.status >= 500 || response.status === 429 || response.status === 408) return "offline";
+              return response.text().then(function (html) {
+                if (!response.ok) {
+                  round.problem = response.status;
+                  return put(round).then(function () { told("problem", round, html); return "problem"; });
+                }
+                var following = rounds[index + 1];
+                var saved = remove(round.id);
+                if (following && following.base === null) {
+                  following.base = versionIn(html);
+                  saved = saved.then(function () { return put(following); });
+                }
+                return saved.then(function () { told("sent", round, html); return next(index + 1); });
+              });
+            }, function () { return "offline"; });
+        }
+        return next(0);
+      });
+    });
+  }
+
+  function sendAll() {
+    return kept().then(function (rounds) {
+      var codes = rounds.map(function (r) { return r.code; }).filter(function (c, i, all) { return all.indexOf(c) === i; });
+      return codes.reduce(function (chain, code) {
+        return chain.then(function () { return sendGame(code); });
+      }, Promise.resolve());
+    });
+  }
+
+  scope.crownkeeperKept = { SYNC_TAG: SYNC_TAG, kept: kept, sendGame: sendGame, sendAll: sendAll };
+  if (typeof document === "undefined") return;  // the service worker needs no more
+
+  // --- the page ---------------------------------------------------------------------------
+  var ck = scope.crownkeeper;
+  var RETRY_MS = 15000;
+  var RANK_CODE = { 11: "J", 12: "Q", 13: "K" };
+  var RANK_POINTS = { J: 11, Q: 12, K: 13 };
+  var LAST_MAIN_ROUND = 11;
+  var pending = [];  // this game's kept rounds, as last read
+  var sending = false;
+  var shown = {};  // kept rounds refused whose answer this page has shown
+
+  function game() { return document.getElementById("game"); }
+  // A mark app.js reads on load: this game has rounds kept, so fetch this script at once.
+  function remember(any) {
+    try {
+      if (any) window.localStorage.setItem("crownkeeper-kept:" + gameCode(), "1");
+      else window.localStorage.removeItem("crownkeeper-kept:" + gameCode());
+    } catch (error) { /* private mode: kept rounds are sent while the page stays open */ }
+  }
+  function gameCode() { var g = game(); return g && g.dataset.code; }
+  function say(text) {
+    var note = document.getElementById("saved-note");
+    if (note) { note.classList.remove("over"); note.textContent = text; }
+  }
+
+  function seatsOf(form) {
+    var out = form.querySelector("input[name=went_out]:checked");
+    return Array.from(form.querySelectorAll("fieldset.seat"), function (seat) {
+      var typed = seat.querySelector('input[name^="points_"]').value.trim();
+      var wentOut = !!out && out.value === seat.dataset.seat;
+      var points = wentOut || seat.querySelector("input[name^=zero_]").checked ? 0 :
+        typed !== "" ? Number(typed) : Number(seat.querySelector(".seat-total").textContent) || 0;
+      return { seat: Number(seat.dataset.seat), points: points, out: wentOut };
+    });
+  }
+
+  // Keep the round this form holds, show it, and open the next round's entry.
+  function keep(form) {
+    var code = gameCode();
+    var number = Number(form.dataset.round);
+    var fields = Array.from(new FormData(form)).filter(function (pair) { return typeof pair[1] === "string"; });
+    fields.push(["save", "1"]);
+    var base = form.dataset.keptBase === "after" ? null : form.querySelector("input[name=version]").value;
+    var round = { id: code + ":" + String(number).padStart(2, "0"), code: code, round: number,
+      url: new URL(form.getAttribute("action"), window.location.href).href, fields: fields,
+      base: base, seats: seatsOf(form), keptAt: Date.now(), problem: null };
+    return put(round).then(function () {
+      remember(true);
+      try { window.localStorage.removeItem("crownkeeper-draft:" + form.dataset.draft); } catch (error) { /* private mode */ }
+      pending.push(round);
+      showKept();
+      openNext(form, number);
+      say("Round " + number + " is kept on this phone and will be sent when the connection is back");
+      askForSync();
+    }, function () {
+      ck.say(form.querySelector(".save-alert"), "Round " + number + " is not saved, and this phone could not keep it: every tap is still here. Try again when the connection is back.");
+    });
+  }
+
+  function askForSync() {
+    if (!navigator.serviceWorker) return;
+    navigator.serviceWorker.ready.then(function (registration) {
+      if (registration.sync) return registration.sync.register(SYNC_TAG);
+    }).catch(function () {});
+  }
+
+  // The kept rounds on the sheet and in the totals, each marked as not sent yet.
+  function showKept() {
+    var sheet = document.querySelector("#sheet table.sheet");
+    if (!sheet) return;
+    var foot = sheet.querySelectorAll("tfoot td");
+    var totals = document.querySelectorAll("#totals .total");
+    pending.forEach(function (round) {
+      var row = sheet.querySelector('tbody tr[data-round="' + round.round + '"]');
+      if (!row || row.dataset.kept) return;
+      row.dataset.kept = "1";
+      row.classList.add("kept");
+      var label = document.createElement("small");
+      label.className = "not-sent";
+      label.textContent = " not sent yet";
+      row.querySelector("th").append(label);
+      var cells = row.querySelectorAll("td");
+      round.seats.forEach(function (seat) {
+        if (cells[seat.seat]) cells[seat.seat].textContent = seat.points + (seat.out ? " ✓" : "");
+        [foot[seat.seat], totals[seat.seat]].forEach(function (cell) {
+          if (cell) cell.textContent = Number(cell.textContent) + seat.points;
+        });
+      });
+    });
+    var totalRow = sheet.querySelector("tfoot th");
+    if (pending.length && totalRow && !totalRow.querySelector(".not-sent")) {
+      var mark = document.createElement("small");
+      mark.className = "not-sent";
+      mark.textContent = " with rounds not sent yet";
+      totalRow.append(mark);
+      var list = document.querySelector("#totals .totals");
+      if (list) list.classList.add("kept");
+    }
+  }
+
+  // The round after a kept one: the same form, moved on a round (its cards, its wild rank,
+  // its dealer, from the wild card chart), empty, and based on the kept round.
+  function openNext(form, number) {
+    var chartRow = document.querySelectorAll("table.chart tbody tr[data-deal]")[number];
+    if (number >= LAST_MAIN_ROUND || !chartRow || !form.closest("#game")) { form.hidden = true; return; }
+    var next = form.cloneNode(true);
+    var cards = number + 3;
+    var wild = RANK_CODE[cards] || String(cards);
+    var oldWild = RANK_CODE[number + 2] || String(number + 2);
+    var action = form.getAttribute("action").replace(/\/rounds\/\d+$/, "/rounds/" + (number + 1));
+    next.setAttribute("action", action);
+    next.setAttribute("hx-put", action);
+    next.dataset.round = number + 1;
+    next.dataset.cardsDealt = cards;
+    next.dataset.draft = gameCode() + ":" + (number + 1) + ":kept";
+    next.dataset.keptBase = "after";
+    delete next.dataset.checked;
+    next.querySelectorAll(".conflict, .entry-notes > *, .saved-other").forEach(function (e) { e.remove(); });
+    next.querySelectorAll(".error, .save-alert").forEach(function (e) { e.textContent = ""; });
+    next.querySelector("input[name=version]").value = "";
+    next.querySelectorAll("input[name=went_out], input[name^=zero_]").forEach(function (box) { box.checked = false; });
+    next.querySelectorAll('input[name^="points_"]').forEach(function (box) { box.value = ""; });
+    next.querySelectorAll("fieldset.seat").forEach(function (seat) {
+      seat.classList.remove("out");
+      seat.querySelectorAll(".key").forEach(function (key) {
+        var rank = key.dataset.code;
+        if (rank === wild) { key.classList.add("wild"); key.dataset.points = 20; } else if (rank === oldWild) {
+          key.classList.remove("wild");
+          key.dataset.points = RANK_POINTS[rank] || Number(rank);
+        }
+      });
+    });
+    var hint = next.querySelector(".hint");
+    var wildPlural = chartRow.querySelectorAll("td")[1].firstChild.textContent.trim();
+    var deal = chartRow.dataset.deal.split(" ").map(function (seat) {
+      var name = document.querySelectorAll("#totals .name")[Number(seat)];
+      return name ? name.firstChild.textContent.trim() : "";
+    });
+    if (hint) hint.textContent = hint.textContent.replace(/\S+ are wild/, wildPlural + " are wild");
+    var save = next.querySelector("button.save");
+    save.textContent = "Save round " + (number + 1);
+    delete save.dataset.label;
+    save.disabled = false;
+    form.replaceWith(next);
+    next.querySelectorAll("fieldset.seat").forEach(function (seat) { ck.setCards(seat, []); });
+    next.querySelectorAll(".seat-total").forEach(function (total) { total.textContent = "?"; });
+    var title = document.getElementById("enter-title");
+    if (title) title.textContent = "Enter round " + (number + 1);
+    var status = document.querySelector("#status .status");
+    if (status) {
+      status.dataset.round = number + 1;
+      var line = status.querySelectorAll(".round-line span");
+      if (line[0]) line[0].textContent = line[0].textContent.replace(/Round \d+/, "Round " + (number + 1));
+      if (line[1]) line[1].textContent = cards + " cards each";
+      var heading = status.querySelector("h1.wild");
+      if (heading) heading.textContent = wildPlural + " are wild";
+      var names = status.querySelectorAll("p.deal strong");
+      if (names.length === 2) { names[0].textContent = deal[0]; names[1].textContent = deal[1]; }
+    }
+    if (window.htmx) window.htmx.process(next);
+  }
+
+  // After a send: the server's page region in place of this one (taps in an entry opened
+  // here carried over), then the rounds still kept drawn on it.
+  function showAnswer(html) {
+    var form = document.querySelector("form.entry[data-kept-base]");
+    var taps = null;
+    try { taps = form && window.localStorage.getItem("crownkeeper-draft:" + form.dataset.draft); } catch (error) { taps = null; }
+    var holder = document.createElement("template");
+    holder.innerHTML = html;
+    var fresh = holder.content.querySelector("#game");
+    var old = game();
+    if (!fresh || !old) return;
+    var freshForm = fresh.querySelector("form.entry");
+    if (taps && freshForm && form && freshForm.dataset.round === form.dataset.round) {
+      try { window.localStorage.setItem("crownkeeper-draft:" + freshForm.dataset.draft, taps); } catch (error) { /* private mode */ }
+    }
+    delete fresh.dataset.saved;  // this page says what was sent, not "Round N saved"
+    old.replaceWith(fresh);
+    if (window.htmx) window.htmx.process(fresh);
+    fresh.dispatchEvent(new CustomEvent("htmx:after:swap", { bubbles: true }));
+  }
+
+  function refresh() {
+    var code = gameCode();
+    if (!code) return Promise.resolve();
+    return kept(code).then(function (rounds) {
+      pending = rounds;
+      remember(rounds.length > 0);
+      if (!rounds.length) return;
+      showKept();
+      var last = rounds[rounds.length - 1];
+      var form = document.querySelector("form.entry");
+      if (form && !rounds.some(function (r) { return r.problem; }) && Number(form.dataset.round) <= last.round) {
+        openNext(form, last.round);
+      }
+    });
+  }
+
+  function send() {
+    var code = gameCode();
+    if (sending || !code || !pending.length) return;
+    sending = true;
+    var answered = null;
+    var had = pending.length;
+    sendGame(code, function (what, round, html) {
+      pending = pending.filter(function (r) { return r.id !== round.id; });
+      if (what === "problem") { pending.push(round); shown[round.id] = true; }
+      answered = html;
+    }, function (round) { return !shown[round.id]; }).then(function (outcome) {
+      if (!answered && outcome === "sent" && had) {
+        // The service worker sent them meanwhile: show the game as the server has it now.
+        pending = [];
+        return fetch(window.location.pathname, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+          .then(function (response) { return response.ok ? response.text() : null; })
+          .then(function (html) { remember(false); if (html) { showAnswer(html); say("All rounds sent"); } });
+      }
+      if (answered) { showAnswer(answered); showKept(); }
+      if (!answered) return;
+      if (outcome === "sent") { remember(false); say("All rounds sent"); }
+      if (outcome !== "problem") return;
+      say("A round kept on this phone needs a look before it is sent: see below. The rounds after it wait.");
+      var form = document.querySelector("form.entry");
+      if (form) form.scrollIntoView({ block: "start" });
+    }).catch(function () { /* tried again in 15 s */ }).then(function () { sending = false; });
+  }
+
+  // The round a refused or conflicting kept round was shown in: once the scorekeeper settles
+  // it (saves, keeps the saved round, or replaces it), it is no longer kept, and the round
+  // after it is based on the game the server now shows.
+  var settling = null;
+  document.addEventListener("htmx:before:request", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form.entry")) return;
+    settling = pending.filter(function (r) { return r.problem && r.round === Number(form.dataset.round); })[0] || null;
+  });
+  document.addEventListener("htmx:after:swap", function () {
+    var settled = settling;
+    var form = document.querySelector("#game form.entry");
+    if (!settled || (form && form.dataset.round === String(settled.round))) return;
+    settling = null;
+    var version = form ? form.querySelector("input[name=version]").value : null;
+    pending = pending.filter(function (r) { return r !== settled; });
+    var following = pending.filter(function (r) { return r.round === settled.round + 1; })[0];
+    var chain = remove(settled.id);
+    if (following) { following.base = version; chain = chain.then(function () { return put(following); }); }
+    chain.then(function () { remember(pending.length > 0); if (pending.length) { showKept(); send(); } });
+  });
+
+  scope.crownkeeperKept.keep = keep;
+  scope.crownkeeperKept.pending = function () { return pending.length > 0; };
+  scope.addEventListener("online", function () { send(); });
+  setInterval(send, RETRY_MS);
+  refresh().then(send);
+})(self);
