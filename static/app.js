@@ -425,6 +425,8 @@
     var game = document.querySelector("#game[data-code]");
     var kept;
     try { kept = game && window.localStorage.getItem("crownkeeper-kept:" + game.dataset.code); } catch (error) { kept = null; }
-    if (kept && document.querySelector("form.entry")) withKept(function () {});
+    // Without a service worker (plain HTTP), nothing could fetch the script during a drop:
+    // it comes now, so a round saved then is still kept while the page stays open.
+    if ((kept || !navigator.serviceWorker) && document.querySelector("form.entry")) withKept(function () {});
   });
 })();

@@ -193,7 +193,7 @@
     if (pending.length && totalRow && !totalRow.querySelector(".not-sent")) {
       var mark = document.createElement("small");
       mark.className = "not-sent";
-      mark.textContent = " with rounds not sent yet";
+      mark.textContent = " (not sent yet)";
       totalRow.append(mark);
       var list = document.querySelector("#totals .totals");
       if (list) list.classList.add("kept");
@@ -260,6 +260,8 @@
       if (names.length === 2) { names[0].textContent = deal[0]; names[1].textContent = deal[1]; }
     }
     if (window.htmx) window.htmx.process(next);
+    // A watcher-style "Offline since …, showing round N" follows the round now shown.
+    if (!navigator.onLine) window.dispatchEvent(new Event("offline"));
   }
 
   // After a send: the server's page region in place of this one (taps in an entry opened

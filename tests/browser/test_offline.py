@@ -131,7 +131,7 @@ def test_rounds_saved_offline_are_kept_shown_and_sent_once(
     expect(phone.get_by_text("this is the copy of this page from")).to_be_visible()
     expect(phone.locator("#sheet tr.kept")).to_have_count(2)
     expect(phone.locator("#sheet tr.kept").first).to_contain_text("not sent yet")
-    expect(phone.locator("#sheet tfoot")).to_contain_text("not sent yet")
+    expect(phone.locator("#sheet tfoot")).to_contain_text("(not sent yet)")
     expect(phone.locator("#sheet tfoot td").nth(1)).to_have_text("30")  # Ben: 30, then out
     expect(phone.get_by_role("heading", name="Enter round 3")).to_be_visible()
     phone.screenshot(path=screenshots / "offline-kept-rounds.png", full_page=True)
@@ -200,3 +200,26 @@ def test_a_watcher_cut_off_says_so_and_catches_up(context, phone, live_server, s
     context.set_offline(False)
     expect(phone.get_by_role("heading", name="Fours are wild")).to_be_visible(timeout=15_000)
     expect(offline).to_be_hidden()
+
+
+def test_a_kept_round_the_server_refuses_says_why_and_keeps_its_taps(context, phone, live_server):
+    game = new_game(phone, live_server.url)
+    open_controlled(phone, f"{live_server.url}/g/{game['code']}")
+    context.set_offline(True)
+    tap(phone, "Ben", "Queen", "King", "Five")  # nobody marked as gone out
+    tap(phone, "Cy", "Four", "Four", "Five")
+    phone.get_by_role("button", name="Save round 1").click()
+    expect(phone.get_by_role("status").filter(has_text="Round 1 is kept")).to_be_visible()
+    context.set_offline(False)
+    expect(phone.get_by_text("Choose the player who went out first")).to_be_visible(
+        timeout=SENT_WITHIN_MS
+    )
+    expect(phone.get_by_role("heading", name="Enter round 1")).to_be_visible()
+    expect(phone.get_by_label("Ben's points")).to_have_text("30")
+    expect(phone.get_by_label("Cy's points")).to_have_text("13")
+    phone.get_by_label("Ann went out").check()
+    phone.get_by_role("button", name="Save round 1").click()
+    expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
+    state = phone.request.get(f"{live_server.url}/api/games/{game['code']}").json()
+    assert state["totals"] == [0, 30, 13]
+    assert phone.evaluate("window.crownkeeperKept.kept().then(r => r.length)") == 0
