@@ -1,0 +1,281 @@
+"""Years at a table: the period a question covers, win streaks, records and a skill rating,
+each worked out from the table's finished games in the order they finished."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from functools import partial
+
+from openskill.models import PlackettLuce, PlackettLuceRating
+
+EARLIEST_YEAR, LATEST_YEAR = 1, 9999
+
+
+class PeriodError(ValueError):
+    """A season that cannot be read: the message says why."""
+
+
+@dataclass(frozen=True)
+class Period:
+    """The games that finished from `start` to `end` (dates in UTC, both inclusive; None: no
+    limit on that side)."""
+
+    start: date | None = None
+    end: date | None = None
+    year: int | None = None
+
+    def covers(self, finished_at: datetime) -> bool:
+        day = _utc(finished_at).date()
+        return (self.start is None or self.start <= day) and (self.end is None or day <= self.end)
+
+    @property
+    def all_time(self) -> bool:
+        return self.start is None and self.end is None
+
+    @property
+    def label(self) -> str:
+        if self.year is not None:
+            return str(self.year)
+        if self.all_time:
+            return "All time"
+        since = self.start.isoformat() if self.start else "the first game"
+        until = self.end.isoformat() if self.end else "today"
+        return f"{since} to {until}"
+
+
+def period_from(year: str | None, start: str | None, end: str | None) -> Period:
+    """The period a question asks for: a year (YYYY), or from and to (ISO dates, both
+    inclusive, either may be left out), or all time; PeriodError when it cannot be read."""
+    if year not in (None, "") and (start or end):
+        raise PeriodError("Choose a year, or from and to, not both.")
+    if year not in (None, ""):
+        if not (year.isascii() and year.isdigit() and len(year) == 4):
+            raise PeriodError(f"The year must be four digits, such as 2026, not {year!r}.")
+        number = int(year)
+        if not EARLIEST_YEAR <= number <= LATEST_YEAR:
+            raise PeriodError(f"The year must be from {EARLIEST_YEAR} to {LATEST_YEAR}.")
+        return Period(date(number, 1, 1), date(number, 12, 31), year=number)
+    first, last = _day(start, "from"), _day(end, "to")
+    if first and last and first > last:
+        raise PeriodError(f"from ({first}) comes after to ({last}): nothing finished between.")
+    return Period(first, last)
+
+
+def _day(text: str | None, name: str) -> date | None:
+    if text in (None, ""):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise PeriodError(f"{name} must be a date such as 2026-01-31, not {text!r}.") from None
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class FinishedSeat:
+    """One person's part in a finished game, as streaks, records and ratings read it."""
+
+    person: int
+    total: int
+    won: bool
+    rounds: int
+    went_out: int
+    full_game: bool
+    seated: bool = True
+    """Still at the table when the game ended (False: left during it)."""
+    highest_round: int | None = None
+    highest_round_number: int | None = None
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A finished game of the table, with when it finished and its watch code."""
+
+    game: int
+    watch_code: str
+    finished_at: datetime
+    solitaire: bool
+    seats: tuple[FinishedSeat, ...]
+
+    def played(self) -> list[FinishedSeat]:
+        """The seats of people who played a round of it (anyone else has no game here)."""
+        return [seat for seat in self.seats if seat.rounds]
+
+
+def in_order(games: Iterable[FinishedGame], period: Period = Period()) -> list[FinishedGame]:
+    """The games that finished in period, in the order they finished."""
+    chosen = [game for game in games if period.covers(game.finished_at)]
+    return sorted(chosen, key=lambda game: (_utc(game.finished_at), game.game))
+
+
+@dataclass(frozen=True)
+class Streaks:
+    longest: int = 0
+    current: int = 0
+    longest_ended: FinishedGame | None = None
+    """The last game of the longest streak (the latest one, when two are as long)."""
+
+
+def win_streaks(games: Sequence[FinishedGame]) -> dict[int, Streaks]:
+    """For each person, the most finished games in a row they won (a shared win counts) and
+    the run they are on now, over games they played, in order of finishing. Solitaire is
+    apart: it neither starts nor breaks a streak."""
+    running: dict[int, Streaks] = {}
+    for game in games:
+        if game.solitaire:
+            continue
+        for seat in game.played():
+            was = running.get(seat.person, Streaks())
+            if not seat.won:
+                running[seat.person] = Streaks(was.longest, 0, was.longest_ended)
+                continue
+            current = was.current + 1
+            if current >= was.longest:
+                running[seat.person] = Streaks(current, current, game)
+            else:
+                running[seat.person] = Streaks(was.longest, current, was.longest_ended)
+    return running
+
+
+@dataclass(frozen=True)
+class RecordHolder:
+    """A person holding a record: the figure, the game where it was set, and (for the most
+    points in one round) which round."""
+
+    person: int
+    figure: int
+    watch_code: str
+    finished_at: datetime
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class Records:
+    """The table's records over games of two or more players, each with every holder."""
+
+    lowest_total: list[RecordHolder] = field(default_factory=list)
+    highest_total: list[RecordHolder] = field(default_factory=list)
+    highest_round: list[RecordHolder] = field(default_factory=list)
+    most_went_out: list[RecordHolder] = field(default_factory=list)
+    longest_win_streak: list[RecordHolder] = field(default_factory=list)
+
+
+def table_records(games: Sequence[FinishedGame]) -> Records:
+    """Lowest and highest total of a full 11-round game, most points in one round, most
+    rounds gone out in one game and the longest win streak: every holder of each."""
+    candidates: dict[str, list[RecordHolder]] = {
+        "lowest_total": [],
+        "highest_total": [],
+        "highest_round": [],
+        "most_went_out": [],
+    }
+    for game in games:
+        if game.solitaire:
+            continue
+        for seat in game.played():
+            holder = partial(_holder, seat, game)
+            if seat.full_game:
+                candidates["lowest_total"].append(holder(seat.total))
+                candidates["highest_total"].append(holder(seat.total))
+            if seat.highest_round is not None:
+                candidates["highest_round"].append(
+                    holder(seat.highest_round, seat.highest_round_number)
+                )
+            if seat.went_out:
+                candidates["most_went_out"].append(holder(seat.went_out))
+    streaks = [
+        RecordHolder(person, s.longest, s.longest_ended.watch_code, s.longest_ended.finished_at)
+        for person, s in win_streaks(games).items()
+        if s.longest and s.longest_ended is not None
+    ]
+    return Records(
+        lowest_total=_best(candidates["lowest_total"], lowest=True),
+        highest_total=_best(candidates["highest_total"]),
+        highest_round=_best(candidates["highest_round"]),
+        most_went_out=_best(candidates["most_went_out"]),
+        longest_win_streak=_best(streaks),
+    )
+
+
+def _holder(
+    seat: FinishedSeat, game: FinishedGame, figure: int, round_number: int | None = None
+) -> RecordHolder:
+    return RecordHolder(seat.person, figure, game.watch_code, game.finished_at, round_number)
+
+
+def _best(holders: list[RecordHolder], *, lowest: bool = False) -> list[RecordHolder]:
+    if not holders:
+        return []
+    figures = [holder.figure for holder in holders]
+    record = min(figures) if lowest else max(figures)
+    return sorted(
+        (holder for holder in holders if holder.figure == record),
+        key=lambda holder: (_utc(holder.finished_at), holder.person),
+    )
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A skill rating: mu, its uncertainty sigma, and the ordinal mu - 3 sigma (what a
+    person is at least, almost surely)."""
+
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A person's ordinal after one rated game."""
+
+    finished_at: datetime
+    watch_code: str
+    ordinal: float
+
+
+@dataclass(frozen=True)
+class Ratings:
+    now: dict[int, Rating]
+    history: dict[int, list[RatingPoint]]
+
+
+def game_ranks(seats: Sequence[FinishedSeat]) -> list[float]:
+    """Ranks for the rating (1 the best): lower totals rank higher; equal totals share a
+    rank unless a tie-break decided them, when its winner ranks ahead."""
+    keys = [(seat.total, not seat.won) for seat in seats]
+    return [float(sorted(set(keys)).index(key) + 1) for key in keys]
+
+
+def rated_seats(game: FinishedGame) -> list[FinishedSeat]:
+    """Who a game rates: those seated at its end who played a round of it (none in
+    solitaire, nor in a game left with fewer than two)."""
+    if game.solitaire:
+        return []
+    seats = [seat for seat in game.played() if seat.seated]
+    return seats if len(seats) >= 2 else []
+
+
+def skill_ratings(games: Sequence[FinishedGame]) -> Ratings:
+    """openskill's Plackett-Luce model with its defaults, teams of one, the games rated in
+    order of finishing, everyone starting afresh."""
+    model = PlackettLuce()
+    ratings: dict[int, PlackettLuceRating] = {}
+    history: dict[int, list[RatingPoint]] = {}
+    for game in games:
+        seats = rated_seats(game)
+        if not seats:
+            continue
+        teams = [[ratings.get(seat.person) or model.rating()] for seat in seats]
+        rated = model.rate(teams, ranks=game_ranks(seats))
+        for seat, (rating,) in zip(seats, rated, strict=True):
+            ratings[seat.person] = rating
+            history.setdefault(seat.person, []).append(
+                RatingPoint(game.finished_at, game.watch_code, rating.ordinal())
+            )
+    now = {person: Rating(r.mu, r.sigma, r.ordinal()) for person, r in ratings.items()}
+    return Ratings(now=now, history=history)

@@ -1,0 +1,198 @@
+"""Seasons, win streaks, records and the skill rating on hand-made tables: ties, tie-breaks,
+players who left, games ended early and solitaire."""
+
+from datetime import UTC, date, datetime
+
+import pytest
+from openskill.models import PlackettLuce
+
+from app.rules.seasons import (
+    FinishedGame,
+    FinishedSeat,
+    PeriodError,
+    game_ranks,
+    in_order,
+    period_from,
+    skill_ratings,
+    table_records,
+    win_streaks,
+)
+
+ANN, BEN, CY, DEE = 1, 2, 3, 4
+
+
+def seat(person, total, *, won=False, rounds=11, went_out=0, seated=True, high=None, at=None):
+    return FinishedSeat(
+        person=person,
+        total=total,
+        won=won,
+        rounds=rounds,
+        went_out=went_out,
+        full_game=rounds == 11 and seated,
+        seated=seated,
+        highest_round=high,
+        highest_round_number=at,
+    )
+
+
+def game(number, day, *seats, solitaire=False):
+    when = datetime(*day, 20, 0, tzinfo=UTC)
+    return FinishedGame(number, f"watch-{number}", when, solitaire, tuple(seats))
+
+
+def test_a_season_is_a_year_or_two_dates_both_inclusive():
+    year = period_from("2026", None, None)
+    assert year.label == "2026"
+    assert year.covers(datetime(2026, 12, 31, 23, 59, tzinfo=UTC))
+    assert not year.covers(datetime(2027, 1, 1, 0, 0, tzinfo=UTC))
+    assert year.covers(datetime(2026, 1, 1, 0, 0, tzinfo=UTC))
+    spring = period_from(None, "2026-03-01", "2026-05-31")
+    assert spring.start == date(2026, 3, 1) and spring.end == date(2026, 5, 31)
+    assert spring.covers(datetime(2026, 5, 31, 22, 0, tzinfo=UTC))
+    assert period_from(None, None, None).all_time
+    assert period_from("", "", "").label == "All time"
+
+
+@pytest.mark.parametrize(
+    ("year", "start", "end", "message"),
+    [
+        ("26", None, None, "four digits"),
+        ("0000", None, None, "from 1 to 9999"),
+        ("2026", "2026-01-01", None, "not both"),
+        (None, "2026-13-01", None, "from must be a date"),
+        (None, None, "yesterday", "to must be a date"),
+        (None, "2026-05-01", "2026-04-01", "comes after"),
+    ],
+)
+def test_a_season_that_cannot_be_read_says_why(year, start, end, message):
+    with pytest.raises(PeriodError, match=message):
+        period_from(year, start, end)
+
+
+def test_streaks_count_wins_in_a_row_shared_wins_too_solitaire_apart():
+    games = in_order(
+        [
+            game(1, (2026, 1, 2), seat(ANN, 50, won=True), seat(BEN, 80)),
+            game(2, (2026, 1, 9), seat(ANN, 60, won=True), seat(BEN, 60, won=True)),  # shared
+            game(3, (2026, 1, 10), seat(ANN, 99, won=True), solitaire=True),  # apart
+            game(4, (2026, 1, 16), seat(ANN, 70, won=True), seat(BEN, 90)),
+            game(5, (2026, 1, 23), seat(ANN, 90), seat(BEN, 40, won=True)),
+            game(6, (2026, 1, 30), seat(ANN, 20, won=True), seat(BEN, 40)),
+            # Ben left after two rounds: a game he lost, which breaks nothing of Ann's.
+            game(7, (2026, 2, 6), seat(ANN, 30, won=True), seat(BEN, 10, rounds=2, seated=False)),
+        ]
+    )
+    streaks = win_streaks(games)
+    assert (streaks[ANN].longest, streaks[ANN].current) == (3, 2)
+    assert streaks[ANN].longest_ended.watch_code == "watch-4"
+    assert (streaks[BEN].longest, streaks[BEN].current) == (1, 0)
+
+
+def test_a_person_who_played_no_round_has_no_game_to_win_or_lose():
+    games = [
+        game(1, (2026, 1, 2), seat(ANN, 50, won=True), seat(BEN, 80)),
+        game(2, (2026, 1, 9), seat(ANN, 0, rounds=0, seated=False), seat(BEN, 80, won=True)),
+        game(3, (2026, 1, 16), seat(ANN, 40, won=True), seat(BEN, 80)),
+    ]
+    assert win_streaks(in_order(games))[ANN].current == 2
+
+
+def test_records_hold_every_holder_of_a_tie_in_games_of_two_or_more():
+    games = in_order(
+        [
+            game(
+                1,
+                (2026, 1, 2),
+                seat(ANN, 90, won=True, high=60, at=9, went_out=3),
+                seat(BEN, 140, high=75, at=11, went_out=2),
+            ),  # fmt: skip
+            game(
+                2,
+                (2026, 1, 9),
+                seat(ANN, 90, won=True, high=40, at=2, went_out=3),
+                seat(CY, 210, high=75, at=10, went_out=1),
+            ),  # fmt: skip
+            # Ended early: no total record, but its rounds and goings-out count.
+            game(
+                3,
+                (2026, 1, 16),
+                seat(ANN, 5, won=True, rounds=3, went_out=3),
+                seat(BEN, 60, rounds=3, high=30, at=3),
+            ),  # fmt: skip
+            game(
+                4, (2026, 1, 17), seat(DEE, 3, won=True, high=99, at=1, went_out=9), solitaire=True
+            ),  # fmt: skip
+        ]
+    )
+    records = table_records(games)
+    assert [(h.person, h.figure, h.watch_code) for h in records.lowest_total] == [
+        (ANN, 90, "watch-1"),
+        (ANN, 90, "watch-2"),
+    ]
+    assert [(h.person, h.figure) for h in records.highest_total] == [(CY, 210)]
+    assert [(h.person, h.figure, h.round) for h in records.highest_round] == [
+        (BEN, 75, 11),
+        (CY, 75, 10),
+    ]
+    assert [(h.person, h.figure, h.watch_code) for h in records.most_went_out] == [
+        (ANN, 3, "watch-1"),
+        (ANN, 3, "watch-2"),
+        (ANN, 3, "watch-3"),
+    ]
+    assert [(h.person, h.figure) for h in records.longest_win_streak] == [(ANN, 3)]
+
+
+def test_ranks_share_a_tie_unless_a_tie_break_decided_it():
+    assert game_ranks([seat(ANN, 50), seat(BEN, 80), seat(CY, 50)]) == [1, 2, 1]
+    shared_win = [seat(ANN, 50, won=True), seat(BEN, 50, won=True), seat(CY, 70)]
+    assert game_ranks(shared_win) == [1, 1, 2]
+    tie_break = [seat(ANN, 50), seat(BEN, 50, won=True), seat(CY, 70)]
+    assert game_ranks(tie_break) == [2, 1, 3]
+
+
+def reference_ratings(games):
+    """openskill itself, driven by hand: the rated players of each game and their ranks."""
+    model = PlackettLuce()
+    ratings = {}
+    for played in games:
+        teams = [[ratings.get(person, model.rating())] for person, _ in played]
+        ranks = [rank for _, rank in played]
+        for (person, _), (rating,) in zip(played, model.rate(teams, ranks=ranks), strict=True):
+            ratings[person] = rating
+    return {person: (r.mu, r.sigma, r.ordinal()) for person, r in ratings.items()}
+
+
+def test_ratings_are_openskills_plackett_luce_over_the_games_in_order():
+    games = in_order(
+        [
+            game(2, (2026, 2, 1), seat(ANN, 50), seat(BEN, 50, won=True), seat(CY, 90)),
+            game(1, (2026, 1, 1), seat(ANN, 40, won=True), seat(BEN, 70), seat(CY, 70)),
+            # Cy left: not in this game's rating; Dee played alone: not rated.
+            game(
+                3,
+                (2026, 3, 1),
+                seat(ANN, 90),
+                seat(BEN, 60, won=True),
+                seat(CY, 5, rounds=2, seated=False),
+            ),  # fmt: skip
+            game(4, (2026, 3, 2), seat(DEE, 10, won=True), solitaire=True),
+            # Ended early: rated all the same.
+            game(5, (2026, 3, 3), seat(CY, 20, won=True, rounds=4), seat(DEE, 35, rounds=4)),
+        ]
+    )
+    expected = reference_ratings(
+        [
+            [(ANN, 1), (BEN, 2), (CY, 2)],
+            [(ANN, 2), (BEN, 1), (CY, 3)],
+            [(ANN, 2), (BEN, 1)],
+            [(CY, 1), (DEE, 2)],
+        ]
+    )
+    rated = skill_ratings(games)
+    assert {p: (r.mu, r.sigma, r.ordinal) for p, r in rated.now.items()} == expected
+    assert rated.now[ANN].ordinal == pytest.approx(rated.now[ANN].mu - 3 * rated.now[ANN].sigma)
+    assert [point.watch_code for point in rated.history[CY]] == ["watch-1", "watch-2", "watch-5"]
+    # Afresh from the start of a season: February on only.
+    spring = skill_ratings(in_order(games, period_from(None, "2026-02-01", None)))
+    assert spring.now[ANN].mu != rated.now[ANN].mu
+    assert len(spring.history[ANN]) == 2
