@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlmodel import Session, col, delete, func, or_, select
 
@@ -17,7 +18,9 @@ from ..games import GameMode, GameState
 from ..models import PairSums, Person, PersonGame, PersonSums, PlayTable, StaleSums, TableGame
 from ..names import UnreadableText, looks_blank, plain_name
 from ..rules.schedule import RoundOrder
+from ..rules.seasons import Period
 from ..rules.stats import HeadToHead, PersonStats, PersonTotals, stats_from_totals
+from . import seasons
 from .state import (
     TABLE_NAME_LENGTH,
     DeletedGame,
@@ -86,11 +89,28 @@ def create_table(session: Session, *, name: str) -> TableState:
     return load_table(session, code=table.code)
 
 
-def load_table(session: Session, *, code: str, games_limit: int | None = None) -> TableState:
+def load_table(
+    session: Session, *, code: str, games_limit: int | None = None, period: Period | None = None
+) -> TableState:
     """The table whose scorekeeper or watch code this is, or TableNotFound; its games
-    newest first (only the newest games_limit when given)."""
+    newest first (only the newest games_limit when given). With a period, its season too:
+    stats and head to head over the games finished then, streaks, records and ratings."""
     table = _find(session, code, for_edit=False)
     state = _state(session, table, games_limit=games_limit)
+    if period is not None:
+        chosen = seasons.season(session, table_id=table.id or 0, period=period)
+        people = state.people
+        if chosen.stats is not None and chosen.versus is not None:
+            stats, versus = chosen.stats, chosen.versus
+            people = tuple(
+                replace(
+                    person,
+                    stats=stats.get(person.id, PersonStats()),
+                    versus=versus.get(person.id, {}),
+                )
+                for person in people
+            )
+        state = replace(state, people=people, season=chosen)
     return state if code == table.code else state.for_watchers()
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
 
+from ..rules.seasons import FinishedGame, Period, Ratings, Records, Streaks
 from ..rules.stats import HeadToHead, PersonStats
 
 TABLE_NAME_LENGTH = 60
@@ -70,6 +71,22 @@ class TableGameView(NamedTuple):
 
 
 @dataclass(frozen=True)
+class Season:
+    """Everything a table shows for one period (stats and head to head None for all time:
+    the running sums hold those)."""
+
+    period: Period
+    years: list[int]
+    games: list[FinishedGame]
+    stats: dict[int, PersonStats] | None
+    versus: dict[int, dict[int, HeadToHead]] | None
+    streaks: dict[int, Streaks]
+    records: Records
+    ratings: Ratings
+    codes: dict[int, str]
+
+
+@dataclass(frozen=True)
 class TableState:
     """Everything a page or the API shows about a table."""
 
@@ -80,6 +97,7 @@ class TableState:
     people: tuple[PersonView, ...]
     games: tuple[TableGameView, ...]
     game_count: int = 0
+    season: Season | None = None
 
     def for_watchers(self) -> TableState:
         """The table as its watch link shows it: no scorekeeper code anywhere."""
@@ -88,6 +106,7 @@ class TableState:
             code=self.watch_code,
             can_edit=False,
             games=tuple(game._replace(code=game.watch_code) for game in self.games),
+            season=None if self.season is None else replace(self.season, codes={}),
         )
 
 

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from ..games import GameState
 from ..names import check_encodable
 from ..rules.schedule import RoundOrder
-from ..tables import TableState
+from ..tables import Season, TableState
 
 # Text as sent, refused (422) when it holds lone surrogates that no reply could echo back.
 Text = Annotated[str, AfterValidator(check_encodable)]
@@ -283,4 +283,50 @@ def table_public(state: TableState) -> dict[str, Any]:
             for game in state.games
         ],
     )
+    if state.season is not None:
+        add_season(answer, state.season)
     return answer
+
+
+RECORDS = ("lowest_total", "highest_total", "highest_round", "most_went_out", "longest_win_streak")
+
+
+def add_season(answer: dict[str, Any], season: Season) -> None:
+    """What a season adds to a table's answer: each person's streaks and rating, the
+    period, the years with finished games, and the records."""
+    names = {entry["id"]: entry["name"] for entry in answer["people"]}
+    for entry in answer["people"]:
+        streak = season.streaks.get(entry["id"])
+        rating = season.ratings.now.get(entry["id"])
+        entry["stats"]["longest_win_streak"] = streak.longest if streak else 0
+        entry["stats"]["current_win_streak"] = streak.current if streak else 0
+        entry["rating"] = (
+            None
+            if rating is None
+            else {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal}
+        )
+    period = season.period
+    answer.update(
+        {
+            "period": {
+                "label": period.label,
+                "year": period.year,
+                "from": period.start.isoformat() if period.start else None,
+                "to": period.end.isoformat() if period.end else None,
+            },
+            "years": season.years,
+            "records": {
+                name: [
+                    {
+                        "person": {"id": holder.person, "name": names.get(holder.person, "?")},
+                        "figure": holder.figure,
+                        "watch_code": holder.watch_code,
+                        "date": holder.finished_at.date().isoformat(),
+                        **({"round": holder.round} if name == "highest_round" else {}),
+                    }
+                    for holder in getattr(season.records, name)
+                ]
+                for name in RECORDS
+            },
+        }
+    )

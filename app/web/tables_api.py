@@ -17,6 +17,7 @@ from ..exports import (
     table_document,
 )
 from ..games import GameError, delete_game, load_game, open_game, rematch_game, restore_game
+from ..rules.seasons import PeriodError, period_from
 from ..tables import TableError, create_table, load_table, merge_people, rename_person
 from .deps import (
     Code,
@@ -61,11 +62,27 @@ def read(
         str,
         Query(pattern=r"^(all|[0-9]{1,6})$", description="How many games to list, or all"),
     ] = str(GAMES_LISTED),
+    year: Annotated[str | None, Query(description="A season: the games finished that year")] = None,
+    since: Annotated[
+        str | None, Query(alias="from", description="A season's first day (ISO date, inclusive)")
+    ] = None,
+    until: Annotated[
+        str | None, Query(alias="to", description="A season's last day (ISO date, inclusive)")
+    ] = None,
 ) -> Any:
-    """The table: its people with their stats, and its games, newest first (the newest 50
-    unless asked for more; `game_count` says how many there are)."""
+    """The table: its people with their stats, streaks and rating, its records, and its
+    games, newest first (the newest 50 unless asked for more; `game_count` says how many
+    there are). With `year`, or `from` and `to`, stats, head to head, records, streaks and
+    ratings cover the games that finished then; `period` says which, `years` lists the years
+    with finished games."""
     limit = None if games == "all" else int(games)
-    return JSONResponse(table_public(load_table(session, code=code, games_limit=limit)))
+    try:
+        period = period_from(year, since, until)
+    except PeriodError as error:
+        return api_problem(422, str(error))
+    return JSONResponse(
+        table_public(load_table(session, code=code, games_limit=limit, period=period))
+    )
 
 
 @router.patch("/tables/{code}/people/{person_id}", responses=TABLE_ERRORS)
