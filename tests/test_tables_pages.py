@@ -82,7 +82,8 @@ def test_the_table_page_lists_games_newest_first_and_shows_stats(client):
     play(client, first, [[0, 13], [3, 0]])
     second = table_game(client, table, ["Ann", "Ben"])
     page = client.get(f"/t/{table['code']}").text
-    links = [a["href"] for a in elements(page, "a") if a.get("href", "").startswith("/g/")]
+    listed = page.split('id="games-heading"', 1)[1].split("</section>", 1)[0]
+    links = [a["href"] for a in elements(listed, "a") if a.get("href", "").startswith("/g/")]
     assert links == [f"/g/{second['code']}", f"/g/{first['code']}"]
     text = visible_text(page)
     assert "in progress, 0 of 11 rounds" in text

@@ -52,14 +52,16 @@ _kept_lock = threading.Lock()
 def season(session: Session, *, table_id: int, period: Period) -> Season:
     """The table's season: from what this process kept when nothing changed since, else
     worked out afresh (and kept)."""
+    # Kept by database as well as table: a process may serve more than one (tests do).
+    database = (id(session.get_bind()), str(session.get_bind().engine.url))
     stamp = _stamp(session, table_id)
-    chosen = _recall(("season", table_id, period), stamp)
+    chosen = _recall(("season", database, table_id, period), stamp)
     if chosen is not None:
         return chosen  # type: ignore[no-any-return]
-    history = _recall(("history", table_id), stamp)
+    history = _recall(("history", database, table_id), stamp)
     if history is None:
         history = _read(session, table_id)
-        _keep(("history", table_id), stamp, history)
+        _keep(("history", database, table_id), stamp, history)
     games = in_order(history.games, period)
     lines = [line for finished_at, line in history.lines if period.covers(finished_at)]
     worked_out = Season(
@@ -73,7 +75,7 @@ def season(session: Session, *, table_id: int, period: Period) -> Season:
         ratings=skill_ratings(games),
         codes=history.codes,
     )
-    _keep(("season", table_id, period), stamp, worked_out)
+    _keep(("season", database, table_id, period), stamp, worked_out)
     return worked_out
 
 

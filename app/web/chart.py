@@ -117,3 +117,44 @@ def _nice_step(top: int) -> int:
         if top / step <= 6:
             return step
     return 10 ** len(str(top))
+
+
+def rating_chart(name: str, ordinals: Sequence[float]) -> str:
+    """One person's rating (the ordinal) after each rated game, as a standalone SVG
+    document: the same look as the game chart, dark mode included; the name escaped."""
+    low = min([0.0, *ordinals])
+    high = max([1.0, *ordinals])
+    step = _nice_step(max(1, int(high - low)))
+    bottom = int(low // step) * step
+    top = -int(-high // step) * step
+    plot_width = WIDTH - PLOT_LEFT - PLOT_RIGHT
+    height = PLOT_TOP + PLOT_HEIGHT + 24
+
+    def x(index: int) -> float:
+        return PLOT_LEFT + plot_width * index / max(len(ordinals) - 1, 1)
+
+    def y(value: float) -> float:
+        return PLOT_TOP + PLOT_HEIGHT * (1 - (value - bottom) / (top - bottom))
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" role="img">',
+        f"<title>{escape(name)}'s rating, game by game</title>",
+        f"<style>{_style()}</style>",
+    ]
+    for value in range(bottom, top + 1, step):
+        parts.append(
+            f'<line class="grid" x1="{PLOT_LEFT}" x2="{WIDTH - PLOT_RIGHT}" '
+            f'y1="{y(value):.1f}" y2="{y(value):.1f}"/>'
+            f'<text x="{PLOT_LEFT - 4}" y="{y(value) + 4:.1f}" text-anchor="end">{value}</text>'
+        )
+    if ordinals:
+        points = " ".join(f"{x(i):.1f},{y(value):.1f}" for i, value in enumerate(ordinals))
+        parts.append(f'<polyline class="line s0" points="{points}"/>')
+        parts.append(
+            f'<text x="{PLOT_LEFT}" y="{PLOT_TOP + PLOT_HEIGHT + 16}">'
+            f"{len(ordinals)} rated {'game' if len(ordinals) == 1 else 'games'}, now "
+            f"{ordinals[-1]:.1f}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Annotated
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import RedirectResponse, Response
@@ -32,10 +33,12 @@ from ..games import (
 )
 from ..ratelimit import RateLimited
 from ..rules.cards import MAX_PLAYERS
+from ..rules.seasons import Period, PeriodError, period_from
 from ..rules.stats import result_line
 from ..tables import (
     DeletedGame,
     NoSuchPerson,
+    PersonView,
     ReadOnlyTable,
     TableError,
     TableNotFound,
@@ -49,7 +52,7 @@ from ..tables import (
     rename_person,
     start_game,
 )
-from .chart import running_totals, totals_chart
+from .chart import rating_chart, running_totals, totals_chart
 from .deps import (
     FormFields,
     check_create_limit,
@@ -105,8 +108,11 @@ def new_table(request: Request, session: SessionDep, fields: FormFields) -> Resp
 
 @router.get("/t/{code}")
 def table_page(request: Request, code: Code, session: SessionDep) -> Response:
-    """The table: a new game with its people, its games newest first, and the stats."""
-    state = _table_or_404(session, code, games_limit=_games_limit(request))
+    """The table: a new game with its people, its games newest first, and the stats of the
+    season chosen (all time unless the address says a year)."""
+    state = _table_or_404(
+        session, code, games_limit=_games_limit(request), period=_season_asked(request)
+    )
     deleted = recently_deleted(session, table_code=code) if state.can_edit else []
     response = _table_response(
         request, state, NewGameForm.blank(), deleted=deleted, imported=_import_note(request)
@@ -339,6 +345,9 @@ def _table_response(
         "names": {person.id: person.name for person in state.people},
         "watch_url": str(request.url_for("table_page", code=state.watch_code)),
         "keeper_url": str(request.url_for("table_page", code=state.code)),
+        "season_query": _season_query(request),
+        "record_names": RECORD_NAMES,
+        "ranked": _by_rating(state),
     }
     return render(request, "table.html", context, block=block, status_code=status_code)
 
@@ -348,11 +357,102 @@ def _games_limit(request: Request) -> int | None:
     return None if request.query_params.get("all") == "1" else GAMES_SHOWN
 
 
-def _table_or_404(session: Session, code: str, *, games_limit: int | None = None) -> TableState:
+def _table_or_404(
+    session: Session, code: str, *, games_limit: int | None = None, period: Period | None = None
+) -> TableState:
     try:
-        return load_table(session, code=code, games_limit=games_limit)
+        return load_table(session, code=code, games_limit=games_limit, period=period)
     except TableNotFound as error:
         raise HTTPException(404, str(error)) from error
+
+
+def _season_asked(request: Request) -> Period:
+    """The season in the address (?year=2026, or ?from=...&to=...), all time without one."""
+    asked = request.query_params
+    try:
+        return period_from(asked.get("year"), asked.get("from"), asked.get("to"))
+    except PeriodError as error:
+        raise HTTPException(422, str(error)) from error
+
+
+@router.get("/t/{code}/people/{person_id}")
+def person_page(request: Request, code: Code, person_id: str, session: SessionDep) -> Response:
+    """One person at the table over the season: stats, streaks, records held, head to head,
+    their games newest first, and their rating over time."""
+    state = _table_or_404(session, code, games_limit=0, period=_season_asked(request))
+    chosen = next((p for p in state.people if str(p.id) == person_id), None)
+    if chosen is None or state.season is None:
+        raise HTTPException(404, f"Person {person_id} is not at this table.")
+    season = state.season
+    games = [
+        game
+        for game in reversed(season.games)
+        if any(seat.person == chosen.id for seat in game.played())
+    ]
+    context = {
+        "table": state,
+        "person": chosen,
+        "season": season,
+        "streak": season.streaks.get(chosen.id),
+        "rating": season.ratings.now.get(chosen.id),
+        "held": [
+            (name, holder)
+            for name in RECORD_NAMES
+            for holder in getattr(season.records, name)
+            if holder.person == chosen.id
+        ],
+        "games": games,
+        "names": {p.id: p.name for p in state.people},
+        "season_query": _season_query(request),
+        "record_names": RECORD_NAMES,
+    }
+    return render(request, "person.html", context)
+
+
+@router.get("/t/{code}/people/{person_id}/rating.svg")
+def rating_svg(request: Request, code: Code, person_id: str, session: SessionDep) -> Response:
+    """One person's rating after each rated game of the season, as an SVG image."""
+    state = _table_or_404(session, code, games_limit=0, period=_season_asked(request))
+    chosen = next((p for p in state.people if str(p.id) == person_id), None)
+    if chosen is None or state.season is None:
+        raise HTTPException(404, f"Person {person_id} is not at this table.")
+    points = state.season.ratings.history.get(chosen.id, [])
+    return Response(
+        rating_chart(chosen.name, [point.ordinal for point in points]),
+        media_type="image/svg+xml",
+        headers={
+            "Cache-Control": "no-cache",
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+        },
+    )
+
+
+def _by_rating(state: TableState) -> list[PersonView]:
+    """The table's people, the highest rating first; people with no rated game last."""
+    if state.season is None:
+        return list(state.people)
+    ratings = state.season.ratings.now
+
+    def key(person: PersonView) -> tuple[bool, float]:
+        rating = ratings.get(person.id)
+        return (rating is None, -rating.ordinal if rating else 0.0)
+
+    return sorted(state.people, key=key)
+
+
+def _season_query(request: Request) -> str:
+    """The season part of this page's address, for the links that keep it."""
+    kept = {k: v for k, v in request.query_params.items() if k in ("year", "from", "to") and v}
+    return ("?" + urlencode(kept)) if kept else ""
+
+
+RECORD_NAMES = {
+    "lowest_total": "Lowest game",
+    "highest_total": "Highest game",
+    "highest_round": "Most points in one round",
+    "most_went_out": "Most rounds gone out in one game",
+    "longest_win_streak": "Longest win streak",
+}
 
 
 def _table_for_edit(
