@@ -27,6 +27,8 @@ from ..rules.stats import PersonGameLine, head_to_head, table_stats
 from .state import Season
 
 KEPT_TABLES = 64
+ROUND_SLOTS = 16
+"""More than a game's rounds (eleven): a round number fits below one point."""
 """Tables whose history a process keeps: the families playing lately."""
 
 
@@ -128,17 +130,20 @@ def _read(session: Session, table_id: int) -> TableHistory:
         col(TableGame.deleted).is_(False),
         col(TableGame.finished),
     )
+    # Each seat's most points in one round, and the first round it scored them, worked out
+    # by the database: one number holds both (points, then the earlier round above later).
+    best_round = func.max(SeatScore.points * ROUND_SLOTS + (ROUND_SLOTS - 1 - GameRound.number))
     highest: dict[tuple[int, int], tuple[int, int]] = {}
-    for game_id, position, number, points in session.exec(
-        select(GameRound.game_id, SeatScore.position, GameRound.number, SeatScore.points)
+    for game_id, position, best in session.exec(
+        select(GameRound.game_id, SeatScore.position, best_round)
         .join(SeatScore, col(SeatScore.round_id) == col(GameRound.id))
         .join(TableGame, col(TableGame.game_id) == col(GameRound.game_id))
         .where(finished, col(SeatScore.replaced_at).is_(None), col(GameRound.kind) == "round")
-        .order_by(col(GameRound.game_id), col(GameRound.number), col(SeatScore.position))
+        .group_by(col(GameRound.game_id), col(SeatScore.position))
+        .order_by(col(GameRound.game_id), col(SeatScore.position))
     ).all():
-        best = highest.get((game_id, position))
-        if best is None or points > best[0]:
-            highest[(game_id, position)] = (points, number)
+        points, slot = divmod(best, ROUND_SLOTS)
+        highest[(game_id, position)] = (points, ROUND_SLOTS - 1 - slot)
     seats: dict[int, list[FinishedSeat]] = defaultdict(list)
     about: dict[int, tuple[str, str, datetime, bool]] = {}
     lines: list[tuple[datetime, PersonGameLine]] = []

@@ -77,8 +77,13 @@ def share_result(state: GameState) -> str:
 
 # A person's head to head on the table page: those they played most (all of it is in the API).
 VERSUS_SHOWN = 5
+HOLDERS_SHOWN = 5
+"""A record's holders the table page lists (a tie may hold hundreds; the API gives all)."""
 templates.env.globals.update(
-    share_result=share_result, CHART_FROM_ROUNDS=CHART_FROM_ROUNDS, VERSUS_SHOWN=VERSUS_SHOWN
+    share_result=share_result,
+    CHART_FROM_ROUNDS=CHART_FROM_ROUNDS,
+    VERSUS_SHOWN=VERSUS_SHOWN,
+    HOLDERS_SHOWN=HOLDERS_SHOWN,
 )
 
 
@@ -389,6 +394,7 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
         for game in reversed(season.games)
         if any(seat.person == chosen.id for seat in game.played())
     ]
+    shown = None if request.query_params.get("all") == "1" else GAMES_SHOWN
     context = {
         "table": state,
         "person": chosen,
@@ -401,7 +407,8 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
             for holder in getattr(season.records, name)
             if holder.person == chosen.id
         ],
-        "games": games,
+        "games": games[:shown],
+        "game_count": len(games),
         "names": {p.id: p.name for p in state.people},
         "season_query": _season_query(request),
         "record_names": RECORD_NAMES,
