@@ -153,6 +153,22 @@ def test_a_merge_moves_streaks_records_and_ratings(client, two_years):
     assert cy["rating"]["mu"] > person(before, "Cy")["rating"]["mu"]  # a win more
 
 
+def test_an_import_brings_its_games_into_the_season(client, two_years):
+    table, eve, *_ = two_years
+    url = f"/api/tables/{table['code']}"
+    before = client.get(url, params={"year": 2026}).json()
+    document = client.get(f"/api/games/{eve['code']}/export").json()
+    document.update(id="from-another-phone", finished_at="2026-03-01T20:00:00+00:00")
+    document["players"] = ["Ann", "Ben", "Zoe"]
+    imported = client.post(f"{url}/import", json={"format": 1, "games": [document]})
+    assert imported.status_code == 200, imported.text
+    after = client.get(url, params={"year": 2026}).json()
+    zoe = person(after, "Zoe")
+    assert zoe["rating"] is not None and zoe["stats"]["games"] == 1
+    assert person(after, "Ann")["rating"] != person(before, "Ann")["rating"]
+    assert person(after, "Ann")["stats"]["current_win_streak"] == 1
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
