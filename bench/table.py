@@ -104,6 +104,14 @@ def send(connection, method, path, body):
     return json.loads(answer)
 
 
+def once(connection, path, label):
+    """Time one GET of path and print it under label."""
+    started = time.perf_counter()
+    connection.request("GET", path)
+    connection.getresponse().read()
+    print(f"{label}: {(time.perf_counter() - started) * 1000:.1f} ms")
+
+
 def report(label, times, size, *, target=True):
     times = sorted(times)
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
@@ -169,27 +177,23 @@ def main():
                 for label, path in timed.items()
             ]
             connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-            first = time.perf_counter()
-            connection.request("GET", f"/api/tables/{table['code']}?from=2022-01-01&to=2022-06-30")
-            connection.getresponse().read()
-            print(
-                "A season asked for the first time (its streaks, records and ratings worked "
-                f"out, then kept): {(time.perf_counter() - first) * 1000:.1f} ms"
+            once(
+                connection,
+                f"/api/tables/{table['code']}?from=2022-01-01&to=2022-06-30",
+                "A season asked for the first time (its streaks, records and ratings worked out, "
+                "then kept)",
             )
-            connection.close()
             # A save at the table: the next answer works out the history of 2,000 games again.
-            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
             new_game = {"players": ["Ann", "Ben"], "table": table["code"]}
             played = send(connection, "POST", "/api/games", new_game)
             for number in range(1, 12):
                 results = {"results": [{"went_out": True}, {"points": 20}]}
                 send(connection, "PUT", f"/api/games/{played['code']}/rounds/{number}", results)
-            first = time.perf_counter()
-            connection.request("GET", f"/api/tables/{table['code']}")
-            connection.getresponse().read()
-            print(
+            once(
+                connection,
+                f"/api/tables/{table['code']}",
                 "The first answer after a game finished (the table's history read again, all "
-                f"time worked out): {(time.perf_counter() - first) * 1000:.1f} ms"
+                "time worked out)",
             )
             connection.close()
             report(
