@@ -195,7 +195,8 @@
   function liveState(element, state) {
     if (!element || !element.matches || !element.matches(".live")) return;
     var text = element.querySelector(".live-text");
-    if (state === "reconnecting" && !navigator.onLine) {
+    // Offline is offline, whatever a stream seems to do.
+    if ((state === "reconnecting" || state === "open") && !navigator.onLine) {
       // Cut off: say since when, and which round the page shows, until the stream is back.
       offlineSince = offlineSince || new Date();
       var round = document.querySelector(".status[data-round]");

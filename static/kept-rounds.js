@@ -29,7 +29,7 @@
   // Kept rounds in round order: of one game, or of all of them.
   function kept(code) {
     return withStore("readonly", function (store) { return store.getAll(); }).then(function (rounds) {
-      return (rounds || []).filter(function (r) { return !code || r.code === code; })
+      return (rounds || []).filter(function (r) { return r.fields && (!code || r.code === code); })
         .sort(function (a, b) { return a.code < b.code ? -1 : a.code > b.code ? 1 : a.round - b.round; });
     });
   }
@@ -47,54 +47,69 @@
     return found ? found[1] : null;
   }
 
+  // The version the round after `number - 1` may be based on, from the server's answer to
+  // that round: only when the answer's entry is that very round, still unsaved. Otherwise
+  // another phone moved the game on, and the round must get the choice (null).
+  function baseFor(html, number) {
+    var entry = /<form class="entry"[^>]*>/.exec(html);
+    if (!entry || entry[0].indexOf('data-round="' + number + '"') < 0 || entry[0].indexOf(" data-fresh") < 0) return null;
+    return versionIn(html.slice(entry.index));
+  }
+  function answered(code) { return code + ":answered"; }
+
   // Send a game's kept rounds in order. Each goes with the version it was based on: the
-  // server's answer to the kept round before it, or the game's version when it was kept.
-  // Stops at the first that cannot be sent ("offline") or is refused ("problem": its
-  // answer is the page's region with the choice, or the reason, to show).
+  // game's when it was kept, or the server's answer to the kept round before it (see
+  // baseFor). Stops at the first that cannot be sent ("offline") or is refused ("problem":
+  // its answer is the page's region with the choice, or the reason, to show).
   function sendGame(code, told, showAgain) {
     told = told || function () {};
     return alone(function () {
-      return kept(code).then(function (rounds) {
-        function next(index) {
-          var round = rounds[index];
-          if (!round) return "sent";
-          // A refused round waits for the page; a page that has not shown it yet sends it
-          // again for the answer to show (a refusal writes nothing).
-          if (round.problem && !(showAgain && showAgain(round))) return "problem";
-          // No base known (the round before it was sent, its answer lost): version 0 is no
-          // game's, so the server offers the choice rather than saving over anything.
-          var base = round.base === null ? "0" : round.base;
-          var body = new URLSearchParams();
-          round.fields.forEach(function (pair) { body.append(pair[0], pair[0] === "version" ? base : pair[1]); });
-          return fetch(round.url, { method: "PUT", body: body, credentials: "same-origin", headers: { "HX-Request": "true" } })
-            .then(function (response) {
-              if (response.status >= 500 || response.status === 429 || response.status === 408) return "offline";
-              return response.text().then(function (html) {
-                if (!response.ok) {
-                  round.problem = response.status;
-                  return put(round).then(function () { told("problem", round, html); return "problem"; });
-                }
-                var following = rounds[index + 1];
-                var saved = remove(round.id);
-                if (following && following.base === null) {
-                  following.base = versionIn(html);
-                  saved = saved.then(function () { return put(following); });
-                }
-                return saved.then(function () { told("sent", round, html); return next(index + 1); });
-              });
-            }, function () { return "offline"; });
-        }
-        return next(0);
-      });
+      function next() {
+        // Read afresh each time: a round kept while the one before was on its way goes too.
+        return Promise.all([kept(code), withStore("readonly", function (store) { return store.get(answered(code)); })])
+          .then(function (found) { return send(found[0][0], found[1]); });
+      }
+      function send(round, last) {
+        if (!round) return "sent";
+        // A refused round waits for the page; a page that has not shown it yet sends it
+        // again for the answer to show (a refusal writes nothing).
+        if (round.problem && !(showAgain && showAgain(round))) return "problem";
+        var base = round.base;
+        if (base === null && last && last.round === round.round - 1) base = last.base;
+        // No base known: version 0 is no game's, so the server offers the choice rather than
+        // saving over anything.
+        var body = new URLSearchParams();
+        round.fields.forEach(function (pair) { body.append(pair[0], pair[0] === "version" ? (base || "0") : pair[1]); });
+        return fetch(round.url, { method: "PUT", body: body, credentials: "same-origin", headers: { "HX-Request": "true" } })
+          .then(function (response) {
+            if (response.status >= 500 || response.status === 429 || response.status === 408) return "offline";
+            return response.text().then(function (html) {
+              if (!response.ok) {
+                round.problem = response.status;
+                return put(round).then(function () { told("problem", round, html); return "problem"; });
+              }
+              var note = { id: answered(code), code: code, round: round.round, base: baseFor(html, round.round + 1) };
+              return remove(round.id).then(function () { return put(note); })
+                .then(function () { told("sent", round, html); return next(); });
+            });
+          }, function () { return "offline"; });
+      }
+      return next();
     });
   }
 
+  // Every game's kept rounds; fails while any could not be sent, so Background Sync tries
+  // again later.
   function sendAll() {
     return kept().then(function (rounds) {
       var codes = rounds.map(function (r) { return r.code; }).filter(function (c, i, all) { return all.indexOf(c) === i; });
       return codes.reduce(function (chain, code) {
-        return chain.then(function () { return sendGame(code); });
-      }, Promise.resolve());
+        return chain.then(function (outcomes) {
+          return sendGame(code).then(function (outcome) { return outcomes.concat([outcome]); });
+        });
+      }, Promise.resolve([]));
+    }).then(function (outcomes) {
+      if (outcomes.indexOf("offline") >= 0) throw new Error("Not every kept round could be sent: tried again later.");
     });
   }
 
@@ -206,9 +221,11 @@
     var chartRow = document.querySelectorAll("table.chart tbody tr[data-deal]")[number];
     if (number >= LAST_MAIN_ROUND || !chartRow || !form.closest("#game")) { form.hidden = true; return; }
     var next = form.cloneNode(true);
-    var cards = number + 3;
-    var wild = RANK_CODE[cards] || String(cards);
-    var oldWild = RANK_CODE[number + 2] || String(number + 2);
+    // The chart's row says the round's plan in any order of rounds: dealer, first player
+    // and wild rank (a round's wild rank is its number of cards).
+    var plan = chartRow.dataset.deal.split(" ").map(Number);
+    var cards = plan[2];
+    var wild = RANK_CODE[plan[2]] || String(plan[2]);
     var action = form.getAttribute("action").replace(/\/rounds\/\d+$/, "/rounds/" + (number + 1));
     next.setAttribute("action", action);
     next.setAttribute("hx-put", action);
@@ -224,18 +241,16 @@
     next.querySelectorAll('input[name^="points_"]').forEach(function (box) { box.value = ""; });
     next.querySelectorAll("fieldset.seat").forEach(function (seat) {
       seat.classList.remove("out");
-      seat.querySelectorAll(".key").forEach(function (key) {
+      seat.querySelectorAll(".key:not(.joker)").forEach(function (key) {
         var rank = key.dataset.code;
-        if (rank === wild) { key.classList.add("wild"); key.dataset.points = 20; } else if (rank === oldWild) {
-          key.classList.remove("wild");
-          key.dataset.points = RANK_POINTS[rank] || Number(rank);
-        }
+        key.classList.toggle("wild", rank === wild);
+        key.dataset.points = rank === wild ? 20 : RANK_POINTS[rank] || Number(rank);
       });
     });
     var hint = next.querySelector(".hint");
     var wildPlural = chartRow.querySelectorAll("td")[1].firstChild.textContent.trim();
-    var deal = chartRow.dataset.deal.split(" ").map(function (seat) {
-      var name = document.querySelectorAll("#totals .name")[Number(seat)];
+    var deal = plan.slice(0, 2).map(function (seat) {
+      var name = document.querySelectorAll("#totals .name")[seat];
       return name ? name.firstChild.textContent.trim() : "";
     });
     if (hint) hint.textContent = hint.textContent.replace(/\S+ are wild/, wildPlural + " are wild");
@@ -323,6 +338,7 @@
       if (!answered) return;
       if (outcome === "sent") { remember(false); say("All rounds sent"); }
       if (outcome !== "problem") return;
+      if (answered.indexOf('id="game"') < 0) { cannotSend(); return; }
       say("A round kept on this phone needs a look before it is sent: see below. The rounds after it wait.");
       var form = document.querySelector("form.entry");
       if (form) form.scrollIntoView({ block: "start" });
@@ -343,13 +359,34 @@
     var form = document.querySelector("#game form.entry");
     if (!settled || (form && form.dataset.round === String(settled.round))) return;
     settling = null;
-    var version = form ? form.querySelector("input[name=version]").value : null;
+    var next = form && form.dataset.round === String(settled.round + 1) && form.hasAttribute("data-fresh");
+    var version = next ? form.querySelector("input[name=version]").value : null;
     pending = pending.filter(function (r) { return r !== settled; });
     var following = pending.filter(function (r) { return r.round === settled.round + 1; })[0];
     var chain = remove(settled.id);
     if (following) { following.base = version; chain = chain.then(function () { return put(following); }); }
     chain.then(function () { remember(pending.length > 0); if (pending.length) { showKept(); send(); } });
   });
+
+  // A kept round the game can no longer take (the link was replaced, the game deleted or
+  // over): say so, and let the scorekeeper let the kept rounds go.
+  function cannotSend() {
+    var note = document.getElementById("saved-note");
+    if (!note) return;
+    note.classList.remove("over");
+    note.textContent = "The rounds kept on this phone cannot be sent: the server no longer takes them for this game (its link replaced, or the game deleted or over). ";
+    var discard = document.createElement("button");
+    discard.type = "button";
+    discard.className = "secondary";
+    discard.textContent = "Let the kept rounds go";
+    discard.addEventListener("click", function () {
+      Promise.all(pending.map(function (round) { return remove(round.id); })).then(function () {
+        remember(false);
+        window.location.reload();
+      });
+    });
+    note.append(discard);
+  }
 
   scope.crownkeeperKept.keep = keep;
   scope.crownkeeperKept.pending = function () { return pending.length > 0; };

@@ -151,6 +151,14 @@ def test_a_merge_moves_streaks_records_and_ratings(client, two_years):
     cy = person(after, "Cy")
     assert (cy["stats"]["longest_win_streak"], cy["stats"]["current_win_streak"]) == (1, 1)
     assert cy["rating"]["mu"] > person(before, "Cy")["rating"]["mu"]  # a win more
+    renamed = client.patch(f"{url}/people/{cy['id']}", json={"name": "Cyrus"})
+    assert renamed.status_code == 200
+    again = client.get(url).json()
+    holders = [h["person"] for h in again["records"]["longest_win_streak"]]
+    assert {"id": cy["id"], "name": "Cyrus"} in holders or all(
+        h["id"] != cy["id"] for h in holders
+    )
+    assert person(again, "Cyrus")["rating"] == cy["rating"]  # the rating stays the person's
 
 
 def test_an_import_brings_its_games_into_the_season(client, two_years):

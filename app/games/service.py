@@ -143,10 +143,7 @@ def save_round(
             raise _stale(state) from None
         raise
     if stale:
-        if round_state.entries is not None and (list(round_state.scores), round_state.went_out) == (
-            scores,
-            went_out,
-        ):
+        if _saved_as(round_state, results, scores, went_out):
             # This very round is saved already (a phone sent it again, its first answer lost):
             # saved once, and the answer is the game as it stands (the write lock let go).
             session.rollback()
@@ -187,6 +184,30 @@ def save_round(
     if opened.game.finished_at is None and opened.state().next_round is None:
         opened.game.finished_at = now
     return changes.commit(session, opened, state)
+
+
+def _saved_as(
+    round_state: RoundState,
+    results: Sequence[SeatResult | None],
+    scores: Sequence[int | None],
+    went_out: int | None,
+) -> bool:
+    """Whether the round is saved with exactly these results: the same points, the same
+    player out first, the same cards kept by each seat."""
+    if round_state.entries is None or round_state.went_out != went_out:
+        return False
+    for entry, result, points in zip(round_state.entries, results, scores, strict=True):
+        if entry is None or result is None:
+            if entry is not result:
+                return False
+            continue
+        cards = None
+        if result.points is None and not result.went_out:
+            cards = tuple(card.code for card in result.cards or ())
+        saved_cards = None if entry.cards is None else tuple(card.code for card in entry.cards)
+        if (entry.points, saved_cards) != (points, cards):
+            return False
+    return True
 
 
 def _stale(state: GameState) -> StaleVersion:

@@ -77,7 +77,10 @@ def season(session: Session, *, table_id: int, period: Period) -> Season:
         ratings=skill_ratings(games),
         codes=history.codes,
     )
-    _keep(("season", database, table_id, period), stamp, worked_out)
+    if period.all_time or period.year is not None:
+        # Any from and to may be asked for: those are worked out from the kept history each
+        # time, never kept themselves, so nobody can crowd the years out of memory.
+        _keep(("season", database, table_id, period), stamp, worked_out)
     return worked_out
 
 
@@ -118,7 +121,13 @@ def _stamp(session: Session, table_id: int) -> tuple[Any, ...]:
         .scalar_subquery()
     )
     row = session.exec(
-        select(of_games(func.count()), of_games(func.coalesce(func.sum(Game.version), 0)), people)  # type: ignore[call-overload]
+        select(  # type: ignore[call-overload]
+            of_games(func.count()),
+            of_games(func.coalesce(func.sum(Game.version), 0)),
+            of_games(func.coalesce(func.sum(TableGame.game_id), 0)),
+            of_games(func.max(TableGame.id)),
+            people,
+        )
     ).one()
     return tuple(row)
 

@@ -223,3 +223,24 @@ def test_a_kept_round_the_server_refuses_says_why_and_keeps_its_taps(context, ph
     state = phone.request.get(f"{live_server.url}/api/games/{game['code']}").json()
     assert state["totals"] == [0, 30, 13]
     assert phone.evaluate("window.crownkeeperKept.kept().then(r => r.length)") == 0
+
+
+def test_the_round_opened_offline_follows_the_games_order_of_rounds(context, phone, live_server):
+    """Kings first: the round after a kept round 1 deals 12 cards, queens wild."""
+    game = phone.request.post(
+        live_server.url + "/api/games", data={"players": NAMES, "order": "down"}
+    ).json()
+    open_controlled(phone, f"{live_server.url}/g/{game['code']}")
+    expect(phone.get_by_role("heading", name="Kings are wild")).to_be_visible()
+    context.set_offline(True)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen", "Jack", "Five")
+    tap(phone, "Cy", "Four", "Four", "Five")
+    phone.get_by_role("button", name="Save round 1").click()
+    expect(phone.get_by_role("status").filter(has_text="Round 1 is kept")).to_be_visible()
+    expect(phone.get_by_role("heading", name="Queens are wild")).to_be_visible()
+    expect(phone.get_by_text("12 cards each")).to_be_visible()
+    tap(phone, "Ann", "Queen")  # a queen is wild now: 20
+    expect(phone.get_by_label("Ann's points")).to_have_text("20")
+    tap(phone, "Ben", "King")  # and a king is a king again: 13
+    expect(phone.get_by_label("Ben's points")).to_have_text("13")
