@@ -13,7 +13,7 @@ from sqlalchemy import Engine, event, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.sql import Select
 from sqlmodel import Session, create_engine
 
@@ -125,6 +125,21 @@ def is_busy(error: Exception) -> bool:
     return "database is locked" in text or "database is busy" in text
 
 
+# PostgreSQL's codes for a transaction that lost a race and would pass if run again: a
+# deadlock, a serialization failure, and a unique or foreign-key violation met because
+# another transaction committed first (the next try reads what it wrote).
+RETRYABLE_STATES = frozenset({"40P01", "40001", "23505", "23503"})
+
+
+def is_retryable(error: Exception) -> bool:
+    """True when error is PostgreSQL's answer to a transaction that lost a race with
+    another: trying the whole request again decides it. Never on SQLite, whose writers
+    take turns (BEGIN IMMEDIATE), so its errors come back the same on a second try."""
+    if not isinstance(error, DBAPIError):
+        return False
+    return getattr(error.orig, "sqlstate", None) in RETRYABLE_STATES
+
+
 def sqlite_path(database_url: str) -> Path | None:
     """The database file behind a SQLite URL; None for another database or :memory:."""
     url = make_url(database_url)
@@ -176,9 +191,21 @@ def migrating(connection: Connection) -> Iterator[None]:
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    """A session for one request, on the app's engine."""
+    """A session for one request, on the app's engine (noted in the request, so a try that
+    lost a race can let go of it: end_sessions)."""
     with Session(request.app.state.engine) as session:
+        request.scope.setdefault(SESSIONS_KEY, []).append(session)
         yield session
+
+
+SESSIONS_KEY = "crownkeeper.sessions"
+
+
+def end_sessions(request: Request) -> None:
+    """Roll back and close the sessions the request opened so far: a transaction that
+    failed keeps its row locks on PostgreSQL until it is rolled back."""
+    for session in request.scope.pop(SESSIONS_KEY, []):
+        session.close()
 
 
 SessionDep = Annotated[Session, Depends(get_session)]

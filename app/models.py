@@ -38,7 +38,8 @@ class Game(SQLModel, table=True):
     version: int = 1
     uid: str = Field(default_factory=new_uid, unique=True, max_length=64)
     deleted_at: datetime | None = None
-    rematch_of: int | None = Field(default=None, index=True)
+    # One rematch a game: two asked at the same moment cannot both be written.
+    rematch_of: int | None = Field(default=None, index=True, unique=True)
     mode: str = Field(default="game", max_length=16)
     """ "game" for the eleven rounds at a table, "solitaire" for one player's eleven piles."""
     round_order: str = Field(default="up", max_length=16)
@@ -126,10 +127,30 @@ class PlayTable(SQLModel, table=True):
 class Person(SQLModel, table=True):
     """Someone at a table, the same from game to game."""
 
+    # One person a name at a table, whoever adds it at the same moment.
+    __table_args__ = (
+        UniqueConstraint("table_id", "folded_name", name="uq_person_table_id_folded_name"),
+    )
+
     id: int | None = Field(default=None, primary_key=True)
     table_id: int = Field(foreign_key="play_table.id", index=True)
     name: str = Field(max_length=30)
+    folded_name: str = Field(max_length=120)
+    """The name as tables match it (tables.folded_name): written with the name, always."""
     created_at: datetime = Field(default_factory=utc_now)
+
+
+class MergedPerson(SQLModel, table=True):
+    """A person merged into another: a request naming them that comes after the merge is
+    told so, rather than that the table never had them."""
+
+    __tablename__ = "merged_person"
+
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="play_table.id")
+    person_id: int = Field(index=True)
+    name: str = Field(max_length=30)
+    into_id: int
 
 
 class TableGame(SQLModel, table=True):
@@ -141,7 +162,8 @@ class TableGame(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     table_id: int = Field(foreign_key="play_table.id")
     game_id: int = Field(foreign_key="game.id", unique=True)
-    code: str = Field(max_length=64)
+    # A join or a rematch finds the game's table by the code it was asked with.
+    code: str = Field(max_length=64, index=True)
     watch_code: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utc_now)
     finished: bool = False

@@ -121,3 +121,9 @@ def folded(name: str) -> str:
     text = unicodedata.normalize("NFKC", name).translate(CONFUSABLE_CAPITALS)
     text = text.casefold().translate(CONFUSABLES)
     return "".join(char for char in text if not looks_blank(char) and char not in KEPT_FORMAT_CHARS)
+
+
+def person_key(name: str) -> str:
+    """The form a table matches its people's names in, held in person.folded_name (one
+    person a key at a table): the plain name, case folded. UnreadableText as plain_name."""
+    return plain_name(name).casefold()

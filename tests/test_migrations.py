@@ -206,7 +206,15 @@ def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(datab
     engine.dispose()
 
 
-TABLE_TABLES = {"play_table", "person", "table_game", "person_game", "person_sums", "pair_sums"}
+TABLE_TABLES = {
+    "play_table",
+    "person",
+    "merged_person",
+    "table_game",
+    "person_game",
+    "person_sums",
+    "pair_sums",
+}
 OTHER_TABLES = {"create_count", "stale_sums"}  # the create limit; tables to sum again
 
 

@@ -49,10 +49,15 @@ def tell_purged(session: Session, game_ids: Sequence[int]) -> None:
         listener(session, game_ids)
 
 
-def open_game(session: Session, *, code: str, include_deleted: bool = False) -> OpenGame:
+def open_game(
+    session: Session, *, code: str, include_deleted: bool = False, begun: bool = False
+) -> OpenGame:
     """The game for a change with the scorekeeper's code: the write lock taken, its rows
-    read once. Pass it to the operation as `game`; GameNotFound or ReadOnlyLink otherwise."""
-    begin_write(session)
+    read once. Pass it to the operation as `game`; GameNotFound or ReadOnlyLink otherwise.
+    begun: the caller began the write transaction and locked what comes before a game in
+    the lock order (its table)."""
+    if not begun:
+        begin_write(session)
     try:
         return store.read(session, code=code, include_deleted=include_deleted)
     except Exception:
@@ -77,14 +82,23 @@ def tell(session: Session, change: GameChange) -> None:
         listener(session, change)
 
 
-def commit(session: Session, game: OpenGame, before: GameState | None, **change: Any) -> GameState:
-    """Write the change (with every listener's part of it), then tell every open page. The
-    answer is built from the rows written, not read back."""
+def commit(
+    session: Session,
+    game: OpenGame,
+    before: GameState | None,
+    *,
+    then: Callable[[GameState], None] | None = None,
+    **change: Any,
+) -> GameState:
+    """Write the change (with every listener's part of it, and then's: the caller's), then
+    tell every open page. The answer is built from the rows written, not read back."""
     game.game.version += 1
     session.add(game.game)
     session.flush()
     state = game.state()
     tell(session, GameChange(before=before, after=state, **change))
+    if then is not None:
+        then(state)
     session.commit()
     for hook in _committed:
         hook(state)

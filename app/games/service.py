@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -53,12 +53,16 @@ def create_game(
     first_dealer: int = 0,
     order: RoundOrder = "up",
     mode: GameMode | None = None,
+    link: Callable[[GameState], None] | None = None,
 ) -> GameState:
     """Start a game with players in clockwise order; first_dealer is a seat index. One
-    player plays solitaire: eleven piles of 3 to 13 cards (mode, when given, must agree)."""
-    begin_write(session)
+    player plays solitaire: eleven piles of 3 to 13 cards (mode, when given, must agree).
+    With link (a table's new game), the write transaction is the caller's, begun with its
+    table locked, and link puts the game at the table before the one commit."""
+    if link is None:
+        begin_write(session)
     opened = _new_game(session, players=players, first_dealer=first_dealer, order=order, mode=mode)
-    return changes.commit(session, opened, None)
+    return changes.commit(session, opened, None, then=link)
 
 
 def _new_game(
@@ -331,10 +335,18 @@ def rematch_game(
     old = opened.state()
     if not old.finished:
         raise GameError("Finish this game before starting a rematch.")
-    if opened.rematch is not None:
-        existing = store.read(session, code=opened.rematch[0], for_edit=False).state()
+    # Read again now the game is locked: on PostgreSQL the one read saw the game's rematch
+    # as it was before that lock was let go by a rematch asked at the same moment.
+    started = session.exec(
+        select(Game.id, Game.code, Game.deleted_at).where(Game.rematch_of == opened.id)
+    ).first()
+    if started is not None and started[2] is None:
+        existing = store.read(session, code=started[1], for_edit=False).state()
         session.rollback()
         return existing, False
+    if started is not None:
+        # The rematch was deleted: a new one takes its place (one rematch a game).
+        session.execute(update(Game).where(col(Game.id) == started[0]).values(rematch_of=None))
     # The players at the table at the end, in their seats' order; the deal starts with the
     # first of them clockwise after the old game's first dealer.
     kept = old.still_in

@@ -14,9 +14,18 @@ from sqlmodel import Session, col, delete, func, or_, select
 
 from .. import games
 from ..db import begin_write, locked
-from ..games import GameMode, GameState
-from ..models import PairSums, Person, PersonGame, PersonSums, PlayTable, StaleSums, TableGame
-from ..names import UnreadableText, looks_blank, plain_name
+from ..games import GameMode, GameState, OpenGame
+from ..models import (
+    MergedPerson,
+    PairSums,
+    Person,
+    PersonGame,
+    PersonSums,
+    PlayTable,
+    StaleSums,
+    TableGame,
+)
+from ..names import UnreadableText, looks_blank, person_key, plain_name
 from ..rules.schedule import RoundOrder
 from ..rules.seasons import Period
 from ..rules.stats import HeadToHead, PersonStats, PersonTotals, stats_from_totals
@@ -25,6 +34,7 @@ from .state import (
     TABLE_NAME_LENGTH,
     DeletedGame,
     NoSuchPerson,
+    PersonMerged,
     PersonView,
     ReadOnlyTable,
     SeatView,
@@ -149,40 +159,63 @@ def start_game(
     max_people: int | None = None,
 ) -> GameState:
     """Start a game at the table: names that match a person (ignoring case) are that person,
-    new names become new people of the table (TableError beyond max_people in all)."""
-    table = _find(session, table_code)
-    table_id = table.id
+    new names become new people of the table (TableError beyond max_people in all). One
+    transaction, the table locked first: games started at once count each other's people."""
+    begin_write(session)
+    table_id = _find(session, table_code, lock=True).id or 0
     if max_people is not None:
-        people = people_after(session, table_code=table_code, names=games.clean_names(players))
+        keys = {person_key(name) for name in games.clean_names(players)}
+        known = session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all()
+        people = len(keys.union(known))
         if people > max_people:
+            session.rollback()
             raise TableError(
                 f"This game would bring the table to {people} people; a table has at most "
                 f"{max_people} (TABLE_MAX_PEOPLE). Merge people who are the same, or start "
                 "the game without the table."
             )
-    session.rollback()
-    state = games.create_game(
-        session, players=players, first_dealer=first_dealer, order=order, mode=mode
+
+    def link(state: GameState) -> None:
+        link_game(session, table_id, state, people_for(session, table_id, state.players))
+
+    return games.create_game(
+        session, players=players, first_dealer=first_dealer, order=order, mode=mode, link=link
     )
+
+
+def open_table_game(session: Session, *, code: str) -> OpenGame:
+    """The game for a change that touches its table's people (a join, a rematch), locked in
+    the order every such change keeps: its table's row first (when it is a table's game),
+    then the game's. As games.open_game otherwise."""
     begin_write(session)
-    link_game(session, table_id or 0, state, people_for(session, table_id or 0, state.players))
-    session.commit()
-    return state
+    if "\x00" not in code:
+        session.exec(
+            locked(
+                select(PlayTable.id)
+                .join(TableGame, col(TableGame.table_id) == col(PlayTable.id))
+                .where(TableGame.code == code),
+                of=PlayTable,
+            )
+        ).first()
+    return games.open_game(session, code=code, begun=True)
 
 
 def rename_person(session: Session, *, table_code: str, person_id: int, name: str) -> TableState:
     """Give a person a new name; their games and stats stay theirs."""
     begin_write(session)
-    table = _find(session, table_code)
+    table = _find(session, table_code, lock=True)
     person = _person(session, table, person_id)
     if not name.strip():
         raise TableError("A person needs a name.")
     (cleaned,) = games.clean_names([name])
-    people = session.exec(select(Person).where(Person.table_id == table.id)).all()
-    clash = next((p for p in people if p.name.casefold() == cleaned.casefold()), None)
+    key = person_key(cleaned)
+    clash = session.exec(
+        select(Person).where(Person.table_id == table.id, Person.folded_name == key)
+    ).first()
     if clash is not None and clash.id != person.id:
         raise TableError(f"{clash.name} is already at this table: merge the two instead.")
     person.name = cleaned
+    person.folded_name = key
     session.add(person)
     session.commit()
     return load_table(session, code=table_code)
@@ -191,16 +224,20 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
 def check_room_for(session: Session, *, game_id: int, name: str, max_people: int) -> None:
     """TableError when a player joining this game mid-game would be a new person at a table
     already holding max_people (nothing when the game is at no table, or the name is one of
-    its people already)."""
+    its people already). Call it with the table locked (open_table_game)."""
     table_id = session.exec(select(TableGame.table_id).where(TableGame.game_id == game_id)).first()
     if table_id is None:
         return
-    names = session.exec(select(Person.name).where(Person.table_id == table_id)).all()
-    if name.strip().casefold() in {known.casefold() for known in names}:
+    try:
+        key = person_key(name)
+    except UnreadableText:
+        return  # not a name: the join refuses it in words
+    keys = session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all()
+    if key in keys:
         return
-    if len(names) >= max_people:
+    if len(keys) >= max_people:
         raise TableError(
-            f"{name.strip()[:30]} would be person {len(names) + 1} of this table; a table has "
+            f"{name.strip()[:30]} would be person {len(keys) + 1} of this table; a table has "
             f"at most {max_people} (TABLE_MAX_PEOPLE). Merge people who are the same first."
         )
 
@@ -209,21 +246,24 @@ def person_named(session: Session, *, table_code: str, name: str) -> int:
     """The id of the table's person with this name (ignoring case and spacing); TableError
     when nobody at the table has it."""
     table = _find(session, table_code, for_edit=False)
-    wanted = " ".join(name.split()).casefold()
+    try:
+        wanted = person_key(name)
+    except UnreadableText as error:
+        raise TableError(f"The name {error}: type it again.") from error
     if not wanted:
         raise TableError("Choose who they are the same person as.")
-    for person_id, person_name in session.exec(
-        select(Person.id, Person.name).where(Person.table_id == table.id)
-    ).all():
-        if person_name.casefold() == wanted:
-            return person_id or 0
+    found = session.exec(
+        select(Person.id).where(Person.table_id == table.id, Person.folded_name == wanted)
+    ).first()
+    if found is not None:
+        return found
     raise TableError(f"Nobody called {' '.join(name.split())[:30]} is at this table.")
 
 
 def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: int) -> TableState:
     """Make two people one (a misspelt name): merge_id's games and stats become keep_id's."""
     begin_write(session)
-    table = _find(session, table_code)
+    table = _find(session, table_code, lock=True)
     keep = _person(session, table, keep_id)
     merged = _person(session, table, merge_id)
     if keep.id == merged.id:
@@ -247,6 +287,11 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
         )
     )
     session.delete(merged)
+    session.add(
+        MergedPerson(
+            table_id=table.id or 0, person_id=merged.id or 0, name=merged.name, into_id=keep.id or 0
+        )
+    )
     session.flush()
     sum_table(session, table.id or 0)
     session.commit()
@@ -358,9 +403,23 @@ def _person(session: Session, table: PlayTable, person_id: int) -> Person:
     # Ids are 64-bit: a larger number (from a path or a form) is nobody, not a database error.
     in_range = 0 < person_id < 2**63
     person = session.get(Person, person_id) if in_range else None
-    if person is None or person.table_id != table.id:
+    if person is not None and person.table_id == table.id:
+        return person
+    gone = None
+    if in_range:
+        gone = session.exec(
+            select(MergedPerson)
+            .where(MergedPerson.person_id == person_id, MergedPerson.table_id == table.id)
+            .order_by(col(MergedPerson.id).desc())
+        ).first()
+    if gone is None:
         raise NoSuchPerson(f"Person {person_id} is not at this table.")
-    return person
+    into = session.get(Person, gone.into_id)
+    one_with = f" with {into.name}" if into is not None and into.table_id == table.id else ""
+    raise PersonMerged(
+        f"{gone.name} was merged and is one person{one_with} now. Reload the table to see "
+        "who is at it."
+    )
 
 
 def _state(session: Session, table: PlayTable, *, games_limit: int | None = None) -> TableState:

@@ -34,6 +34,11 @@ class NoSuchPerson(TableError):
     """A person id that is not one of the table's people."""
 
 
+class PersonMerged(TableError):
+    """A person merged into another (a moment ago, perhaps by a request sent at the same
+    time): they are no longer at the table under that id."""
+
+
 @dataclass(frozen=True)
 class PersonView:
     """Someone at the table, with their stats and their record against each other person."""

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, delete, func, or_, select
 from ..db import upsert_from_select
 from ..games import GameChange, GameState
 from ..models import PairSums, Person, PersonGame, PersonSums, Seat, TableGame, utc_now
+from ..names import person_key
 from ..rules.stats import PersonTotals, game_outcomes
 from .state import TableError
 
@@ -99,26 +100,26 @@ def link_games(
 
 
 def people_for(session: Session, table_id: int, names: Sequence[str]) -> list[int]:
-    """The person for each name, ignoring case; new names become new people (one INSERT
-    for all of them)."""
-    known = {
-        name.casefold(): person_id
-        for person_id, name in session.exec(
-            select(Person.id, Person.name).where(Person.table_id == table_id)
-        ).all()
-    }
+    """The person for each name, ignoring case (names.person_key); new names become new
+    people (one INSERT for all of them)."""
+    known = dict(
+        session.exec(select(Person.folded_name, Person.id).where(Person.table_id == table_id)).all()
+    )
     new: dict[str, str] = {}  # the first spelling of each new name
     for name in names:
-        if name.casefold() not in known:
-            new.setdefault(name.casefold(), name)
+        if person_key(name) not in known:
+            new.setdefault(person_key(name), name)
     if new:
         now = utc_now()
         made = session.execute(
             insert(Person).returning(Person.id, sort_by_parameter_order=True),
-            [{"table_id": table_id, "name": name, "created_at": now} for name in new.values()],
+            [
+                {"table_id": table_id, "name": name, "folded_name": key, "created_at": now}
+                for key, name in new.items()
+            ],
         ).scalars()
         known.update(zip(new, made, strict=True))
-    return [known[name.casefold()] for name in names]
+    return [known[person_key(name)] or 0 for name in names]
 
 
 def _listing(state: GameState) -> dict[str, Any]:

@@ -29,12 +29,13 @@ from ..games import (
 from ..rules.cards import Decks
 from ..rules.scoring import SeatResult
 from ..rules.solver import check_hand_size, round_wild_rank, solve
-from ..tables import check_room_for, start_game
+from ..tables import check_room_for, open_table_game, start_game
 from .deps import Code, check_create_limit
 from .errors import api_problem
+from .retrying import RetryingRoute
 from .schemas import GameCreate, GamePublic, HandCheck, PlayerJoin, RoundSave, game_public
 
-router = APIRouter(prefix="/api", tags=["games"])
+router = APIRouter(prefix="/api", tags=["games"], route_class=RetryingRoute)
 
 NOT_FOUND = {404: {"description": "No game has this code"}}
 WRITE_ERRORS = {
@@ -127,7 +128,7 @@ def join(
     code: Code, body: Annotated[PlayerJoin, Body()], request: Request, session: SessionDep
 ) -> Any:
     """Seat a new player from the next unsaved round on (at a table: TABLE_MAX_PEOPLE)."""
-    game = open_game(session, code=code)
+    game = open_table_game(session, code=code)
     limit = request.app.state.settings.table_max_people
     check_room_for(session, game_id=game.id, name=body.name, max_people=limit)
     state = add_player(session, game=game, name=body.name, seat=body.seat, start=body.start)

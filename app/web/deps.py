@@ -22,7 +22,13 @@ from ..games import (
     load_game,
     open_game,
 )
-from ..tables import ReadOnlyTable, TableNotFound, check_keeper_code, is_keeper_code
+from ..tables import (
+    ReadOnlyTable,
+    TableNotFound,
+    check_keeper_code,
+    is_keeper_code,
+    open_table_game,
+)
 from .rendering import posted_fields
 
 Code = Annotated[str, Path(description="The game's code from its link")]
@@ -89,10 +95,11 @@ def page_game(session: Session, code: str) -> GameState:
         raise _not_found(code) from error
 
 
-def page_game_for_change(session: Session, code: str) -> OpenGame:
-    """The game opened for a change from a page (404 in words, 403 for a watch link)."""
+def page_game_for_change(session: Session, code: str, *, at_table: bool = False) -> OpenGame:
+    """The game opened for a change from a page (404 in words, 403 for a watch link); with
+    at_table, for a change that touches its table's people (its table locked first)."""
     try:
-        return open_game(session, code=code)
+        return open_table_game(session, code=code) if at_table else open_game(session, code=code)
     except ReplacedLink:
         raise
     except GameNotFound as error:

@@ -10,11 +10,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
-from ..db import is_busy
+from ..db import is_busy, is_retryable
 from ..games import (
     GameError,
     GameNotFound,
@@ -28,7 +28,7 @@ from ..games import (
 from ..ratelimit import RateLimited
 from ..rules.cards import CardError
 from ..rules.scoring import RoundError
-from ..tables import NoSuchPerson, ReadOnlyTable, TableError, TableNotFound
+from ..tables import NoSuchPerson, PersonMerged, ReadOnlyTable, TableError, TableNotFound
 from .deps import code_problem
 from .rendering import error_page, replaced_link_page
 from .schemas import game_public
@@ -47,6 +47,7 @@ STATUS: list[tuple[type[Exception], int]] = [
     (TableNotFound, 404),
     (NoSuchPerson, 404),
     (StaleVersion, 409),
+    (PersonMerged, 409),
     (PlayerError, 422),
     (TableError, 422),
     (RoundError, 422),
@@ -62,7 +63,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     for error_class, _ in STATUS:
         app.add_exception_handler(error_class, _service_error)
-    app.add_exception_handler(OperationalError, _database_problem)
+    app.add_exception_handler(DBAPIError, _database_problem)
 
 
 def is_api(request: Request) -> bool:
@@ -128,8 +129,10 @@ async def _service_error(request: Request, exc: Exception) -> Response:
 
 
 async def _database_problem(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, OperationalError)
-    if not is_busy(exc):
+    # Busy: SQLite's write lock stayed taken past the busy timeout; retryable: a race lost
+    # on PostgreSQL every time it was tried (retrying.TRIES).
+    assert isinstance(exc, DBAPIError)
+    if not (is_busy(exc) or is_retryable(exc)):
         raise exc
     return problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
 

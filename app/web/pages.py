@@ -42,8 +42,9 @@ from .deps import (
 from .forms import HandForm, JoinForm, NewGameForm, RoundForm
 from .remembered import forget, home_context, remember
 from .rendering import error_page, redirect, render, share_links, wants_fragment
+from .retrying import RetryingRoute
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
 
 
 @router.get("/")
@@ -181,7 +182,7 @@ def players_page(request: Request, code: Code, session: SessionDep) -> Response:
 def join_page(request: Request, code: Code, session: SessionDep, fields: FormFields) -> Response:
     """Seat a new player from the next round on; a problem keeps what was typed."""
     join = JoinForm.parse(fields)
-    game = page_game_for_change(session, code)
+    game = page_game_for_change(session, code, at_table=True)
     state = game.state()
     if not join.error:
         try:

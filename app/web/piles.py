@@ -17,8 +17,9 @@ from ..rules.solitaire import SOLITAIRE_DECKS
 from .deps import Code, FormFields, page_game, page_game_for_change, round_or_404
 from .forms import HandForm
 from .rendering import redirect, render
+from .retrying import RetryingRoute
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
 
 
 @router.get("/g/{code}/piles/{number}")

@@ -63,8 +63,9 @@ from .deps import (
 from .forms import NewGameForm
 from .remembered import home_context, remember, remember_table
 from .rendering import qr_svg, redirect, render, share_url, templates
+from .retrying import RetryingRoute
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
 Code = Annotated[str, Path()]
 GAMES_SHOWN = 30
 CHART_FROM_ROUNDS = 2
@@ -273,7 +274,7 @@ def sheet(code: Code, session: SessionDep) -> Response:
 @router.post("/g/{code}/rematch")
 def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Start the rematch and go to it."""
-    game = page_game_for_change(session, code)
+    game = page_game_for_change(session, code, at_table=True)
     try:
         check_rematch_limit(request, session, game)
     except RateLimited as error:

@@ -16,9 +16,16 @@ from ..exports import (
     game_document,
     table_document,
 )
-from ..games import GameError, delete_game, load_game, open_game, rematch_game, restore_game
+from ..games import GameError, delete_game, load_game, rematch_game, restore_game
 from ..rules.seasons import PeriodError, period_from
-from ..tables import TableError, create_table, load_table, merge_people, rename_person
+from ..tables import (
+    TableError,
+    create_table,
+    load_table,
+    merge_people,
+    open_table_game,
+    rename_person,
+)
 from .deps import (
     Code,
     KeeperTableCode,
@@ -28,9 +35,10 @@ from .deps import (
     import_into,
 )
 from .errors import api_problem
+from .retrying import RetryingRoute
 from .schemas import PersonMerge, PersonRename, TableCreate, game_public, table_public
 
-router = APIRouter(prefix="/api", tags=["tables"])
+router = APIRouter(prefix="/api", tags=["tables"], route_class=RetryingRoute)
 
 TABLE_ERRORS = {
     404: {"description": "No table (or person) has this code"},
@@ -132,7 +140,7 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
 def rematch(code: Code, request: Request, session: SessionDep) -> Any:
     """Start the next game: the same players and seats, the deal one seat further on (a new
     game: counted against CREATE_RATE_LIMIT)."""
-    game = open_game(session, code=code)
+    game = open_table_game(session, code=code)
     check_rematch_limit(request, session, game)
     state, created = rematch_game(session, game=game)
     return JSONResponse(game_public(state), status_code=201 if created else 200)
