@@ -73,16 +73,21 @@ def main() -> None:
                 with counting(client) as seen:
                     client.post(f"/g/{code}/rounds/3", data=form(), follow_redirects=False)
                 rows.append((f"round saved through the page's form, {where}", len(seen)))
+                # A correction says which version of the game it is based on.
+                version = client.get(f"/api/games/{code}").json()["version"]
                 with counting(client) as seen:
-                    client.put(f"/api/games/{code}/rounds/2", json={"results": results(1)})
+                    body = {"results": results(1), "version": version}
+                    client.put(f"/api/games/{code}/rounds/2", json=body)
                 rows.append((f"correction of round 2, {where}", len(seen)))
                 for number in range(4, 11):
                     client.put(f"/api/games/{code}/rounds/{number}", json={"results": results()})
                 with counting(client) as seen:
                     client.put(f"/api/games/{code}/rounds/11", json={"results": results()})
                 rows.append((f"round 11 (ends the game), {where}", len(seen)))
+                version = client.get(f"/api/games/{code}").json()["version"]
                 with counting(client) as seen:
-                    client.put(f"/api/games/{code}/rounds/5", json={"results": results(2)})
+                    body = {"results": results(2), "version": version}
+                    client.put(f"/api/games/{code}/rounds/5", json=body)
                 rows.append((f"correction of a finished game, {where}", len(seen)))
                 with counting(client) as seen:
                     client.get(f"/api/games/{code}")

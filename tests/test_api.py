@@ -93,8 +93,11 @@ def test_the_rulebook_example_costs_79_in_round_three(client, new_game):
 def test_correcting_a_round_moves_totals_and_leader(client, new_game):
     code = new_game()["code"]
     put_round(client, code, 1, went_out_first(3, points=[0, 13, 20]))
-    put_round(client, code, 2, went_out_first(3, out=1, points=[30, 0, 5]))
-    state = put_round(client, code, 1, went_out_first(3, out=2, points=[40, 13, 0])).json()
+    version = put_round(client, code, 2, went_out_first(3, out=1, points=[30, 0, 5])).json()[
+        "version"
+    ]
+    correction = went_out_first(3, out=2, points=[40, 13, 0])
+    state = put_round(client, code, 1, correction, version=version).json()
     assert state["totals"] == [70, 13, 5]
     assert state["leaders"] == [2]
     assert state["rounds"][0]["went_out"] == 2
@@ -143,7 +146,8 @@ def test_finishing_early_picks_the_winner_and_stops_new_rounds(client, new_game)
     refused = put_round(client, code, 2, went_out_first(3, points=[0, 20, 20]))
     assert refused.status_code == 409
     assert "over" in refused.json()["detail"]
-    corrected = put_round(client, code, 1, went_out_first(3, out=1, points=[13, 0, 20])).json()
+    correction = went_out_first(3, out=1, points=[13, 0, 20])
+    corrected = put_round(client, code, 1, correction, version=state["version"]).json()
     assert corrected["winners"] == [1]
 
 

@@ -186,7 +186,13 @@ def test_a_finished_game_takes_corrections_but_no_new_rounds(session, game):
         "This game is over: no new round can be saved. Corrections still can."
     )
     session.rollback()
-    corrected = save_round(session, code=game.code, number=2, results=[typed(8), OUT, typed(8)])
+    corrected = save_round(
+        session,
+        code=game.code,
+        number=2,
+        results=[typed(8), OUT, typed(8)],
+        version=finished.version,
+    )
     assert corrected.totals == [8, 16, 24]
     assert corrected.finished
 
@@ -227,9 +233,21 @@ def score_rows(session, game_code):
 
 
 def test_a_correction_retires_the_old_scores_and_keeps_them_in_order(session, game):
-    save_round(session, code=game.code, number=1, results=[OUT, typed(17), typed(14)])
-    save_round(session, code=game.code, number=1, results=[typed(15), OUT, typed(16)])
-    corrected = save_round(session, code=game.code, number=1, results=[typed(17), typed(18), OUT])
+    first = save_round(session, code=game.code, number=1, results=[OUT, typed(17), typed(14)])
+    second = save_round(
+        session,
+        code=game.code,
+        number=1,
+        results=[typed(15), OUT, typed(16)],
+        version=first.version,
+    )
+    corrected = save_round(
+        session,
+        code=game.code,
+        number=1,
+        results=[typed(17), typed(18), OUT],
+        version=second.version,
+    )
     assert corrected.rounds[0].scores == [17, 18, 0]
     assert corrected.rounds[0].went_out == 2
     rows = score_rows(session, game.code)
@@ -264,7 +282,9 @@ def test_cards_are_kept_for_the_seats_that_held_them(session, game):
     assert entries[1].points == 55
     assert entries[0].cards is None and entries[0].went_out
     assert entries[2].cards is None and entries[2].points == 19
-    empty = save_round(session, code=game.code, number=1, results=[OUT, held(), typed(19)])
+    empty = save_round(
+        session, code=game.code, number=1, results=[OUT, held(), typed(19)], version=state.version
+    )
     assert empty.rounds[0].entries[1].cards == ()
 
 

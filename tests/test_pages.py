@@ -187,9 +187,13 @@ def test_correcting_a_saved_round(client, new_game):
     assert page.status_code == 200
     radios = elements(page.text, "input", name="went_out")
     assert [r["value"] for r in radios if "checked" in r] == ["0"]
+    # The correction form says which version of the game it was filled in on.
+    (version,) = elements(page.text, "input", name="version")
     client.post(
         f"/g/{code}/rounds/1",
-        data=round_form(3, went_out="1", points_0="19", points_2="16", save="1"),
+        data=round_form(
+            3, went_out="1", points_0="19", points_2="16", save="1", version=version["value"]
+        ),
     )
     assert client.get(f"/api/games/{code}").json()["totals"] == [19, 0, 16]
 

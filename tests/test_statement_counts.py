@@ -73,10 +73,10 @@ def test_a_correction_of_an_earlier_round_at_a_table(client, finished):
     table = new_table(client)
     game = new_game(client, at_table=True, table=table)
     for number in range(1, 12 if finished else 4):
-        put_round(client, game["code"], number)
+        version = put_round(client, game["code"], number)["version"]
     corrected = went_out_first(4, [5, 0, 13, 30])
     with counted(client) as statements:
-        saved = put_round(client, game["code"], 2, corrected)
+        saved = put_round(client, game["code"], 2, corrected, version=version)
     assert saved["rounds"][1]["scores"] == [5, 0, 13, 30]
     assert len(statements) <= 12, "\n".join(statements)
     # The table's stats follow the correction (finished games count; unfinished do not).

@@ -126,7 +126,11 @@ def test_saving_piles_by_form_until_the_game_is_won_or_lost(client):
         client.post(f"/g/{code}/piles/{number}", data={"closed": "1"})
     text = visible_text(client.get(f"/g/{code}").text)
     assert "Not this time: 13 points left" in text
-    client.post(f"/g/{code}/piles/2", data={"points": "", "closed": "1"})
+    # A correction sends the version its page was drawn from.
+    (version,) = elements(client.get(f"/g/{code}/piles/2").text, "input", name="version")
+    client.post(
+        f"/g/{code}/piles/2", data={"points": "", "closed": "1", "version": version["value"]}
+    )
     assert "Sol wins: every pile closed" in visible_text(client.get(f"/g/{code}").text)
 
 

@@ -44,6 +44,7 @@ from .state import (
     SeatEntry,
     StaleVersion,
     StartPoints,
+    VersionRequired,
 )
 from .store import OpenGame, code_hash, new_code, parse_cards
 
@@ -70,6 +71,7 @@ __all__ = [
     "SeatEntry",
     "StaleVersion",
     "StartPoints",
+    "VersionRequired",
     "add_player",
     "add_recorded_game",
     "add_recorded_games",

@@ -31,6 +31,7 @@ from .state import (
     GameState,
     RoundState,
     StaleVersion,
+    VersionRequired,
 )
 from .store import OpenGame, new_code
 
@@ -136,7 +137,9 @@ def save_round(
     results: Sequence[SeatResult | None],
     version: int | None = None,
 ) -> GameState:
-    """Save or correct round number; RoundError or GameError when it cannot stand."""
+    """Save or correct round number; RoundError or GameError when it cannot stand. A round
+    already saved changes only with the version of the game the change is based on: none
+    is VersionRequired, another StaleVersion."""
     opened = changes.opened(session, code, game)
     state = opened.state()
     stale = version is not None and version != state.version
@@ -146,13 +149,23 @@ def save_round(
         if stale:
             raise _stale(state) from None
         raise
+    if _saved_as(round_state, results, scores, went_out):
+        # This very round is saved already (a phone sent it again, its first answer lost, or
+        # a correction that changes nothing): saved once, and the answer is the game as it
+        # stands (the write lock let go).
+        session.rollback()
+        return state
     if stale:
-        if _saved_as(round_state, results, scores, went_out):
-            # This very round is saved already (a phone sent it again, its first answer lost):
-            # saved once, and the answer is the game as it stands (the write lock let go).
-            session.rollback()
-            return state
         raise _stale(state)
+    if version is None and round_state.entries is not None:
+        # Without the version it was based on, a change could save over one never seen.
+        name = state.round_name(round_state)
+        raise VersionRequired(
+            f"{name[0].upper()}{name[1:]} is saved already: a change to it must give the "
+            "version of the game it is based on, so it never saves over a change not seen. "
+            "Nothing was saved.",
+            current=state,
+        )
     round_id = opened.rounds[number - 1].id
     assert round_id is not None
     now = datetime.now(UTC)
@@ -197,7 +210,8 @@ def _saved_as(
     went_out: int | None,
 ) -> bool:
     """Whether the round is saved with exactly these results: the same points, the same
-    player out first, the same cards kept by each seat."""
+    player out first, the same cards kept by each seat (in any order: a hand is the same
+    hand however its cards were tapped)."""
     if round_state.entries is None or round_state.went_out != went_out:
         return False
     for entry, result, points in zip(round_state.entries, results, scores, strict=True):
@@ -207,8 +221,8 @@ def _saved_as(
             continue
         cards = None
         if result.points is None and not result.went_out:
-            cards = tuple(card.code for card in result.cards or ())
-        saved_cards = None if entry.cards is None else tuple(card.code for card in entry.cards)
+            cards = sorted(card.code for card in result.cards or ())
+        saved_cards = None if entry.cards is None else sorted(card.code for card in entry.cards)
         if (entry.points, saved_cards) != (points, cards):
             return False
     return True

@@ -64,6 +64,15 @@ class StaleVersion(GameError):
         self.current = current
 
 
+class VersionRequired(GameError):
+    """A change to a round already saved that names no version of the game: it could save
+    over results its sender never saw. current is the game as it is now."""
+
+    def __init__(self, message: str, current: GameState | None = None) -> None:
+        super().__init__(message)
+        self.current = current
+
+
 GameMode = Literal["game", "solitaire"]
 StartPoints = Literal["zero", "highest", "average"] | int
 """What a player sitting down mid-game starts with: 0, the highest total so far, the

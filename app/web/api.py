@@ -78,14 +78,22 @@ def read(code: Code, session: SessionDep) -> Any:
     return JSONResponse(game_public(load_game(session, code=code)))
 
 
-@router.put("/games/{code}/rounds/{number}", response_model=GamePublic, responses=WRITE_ERRORS)
+@router.put(
+    "/games/{code}/rounds/{number}",
+    response_model=GamePublic,
+    responses={
+        **WRITE_ERRORS,
+        409: {"description": "A stale version: the game changed since; `game` is as it is now"},
+        428: {"description": "A round already saved changes only with the version it is based on"},
+    },
+)
 def put_round(
     code: Code,
     number: Annotated[int, Path(description="Round number, 1 to 11")],
     body: Annotated[RoundSave, Body()],
     session: SessionDep,
 ) -> Any:
-    """Save or correct one round."""
+    """Save one round, or correct one already saved (with the version it is based on)."""
     game = open_game(session, code=code)
     results = [
         None

@@ -24,6 +24,7 @@ from ..games import (
     ReadOnlyLink,
     ReplacedLink,
     StaleVersion,
+    VersionRequired,
 )
 from ..ratelimit import RateLimited
 from ..rules.cards import CardError
@@ -48,6 +49,7 @@ STATUS: list[tuple[type[Exception], int]] = [
     (NoSuchPerson, 404),
     (StaleVersion, 409),
     (PersonMerged, 409),
+    (VersionRequired, 428),
     (PlayerError, 422),
     (TableError, 422),
     (RoundError, 422),
@@ -120,7 +122,11 @@ async def _service_error(request: Request, exc: Exception) -> Response:
     headers: dict[str, str] = {}
     if isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after)
-    if is_api(request) and isinstance(exc, StaleVersion) and exc.current is not None:
+    if (
+        is_api(request)
+        and isinstance(exc, StaleVersion | VersionRequired)
+        and exc.current is not None
+    ):
         extra["game"] = game_public(exc.current)
     if is_api(request) and isinstance(exc, RoundError):
         extra["seat_errors"] = {str(seat): text for seat, text in exc.seat_errors.items()}

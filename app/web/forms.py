@@ -116,12 +116,14 @@ class RoundForm:
             seats.append(SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed, zero=zero))
         form = cls(number=number, seats=seats, players_in=players_in)
         form.went_out = _seat_index(fields.get("went_out", ""), seat_count)
-        version_text = fields.get("version", "").strip()
-        form.version = _int_or_none(version_text)
-        # Without a readable version the stale check cannot run: refuse rather than skip it.
-        form.version_unreadable = bool(version_text) and form.version is None
-        form.replace_version = _int_or_none(fields.get("replace", ""))
+        form.version, form.replace_version, form.version_unreadable = posted_versions(fields)
         return form
+
+    @property
+    def based_on(self) -> int | None:
+        """The version the save is based on: only "Replace it with mine" may save over a
+        round changed since this form was filled, and only the version it names."""
+        return self.replace_version if self.replace_version is not None else self.version
 
     def apply_tap(self, fields: Mapping[str, str]) -> bool:
         """Add or remove one card as a tap without JavaScript asks; True if it was a tap
@@ -302,6 +304,19 @@ class JoinForm:
         if self.start_choice == "points":
             return _int_or_none(self.start_points) or 0
         return self.start_choice
+
+
+def posted_versions(fields: Mapping[str, str]) -> tuple[int | None, int | None, bool]:
+    """The version a posted form was filled on, the one its "Replace it with mine" names,
+    and whether either was sent unreadable (the stale check cannot run: refused, never
+    skipped)."""
+    version_text = fields.get("version", "").strip()
+    version = _int_or_none(version_text)
+    replace_version = _int_or_none(fields.get("replace", ""))
+    unreadable = (bool(version_text) and version is None) or (
+        "replace" in fields and replace_version is None
+    )
+    return version, replace_version, unreadable
 
 
 def _seat_from_entry(entry: SeatEntry | None) -> SeatForm:

@@ -16,6 +16,7 @@ from ..games import (
     GameState,
     OpenGame,
     StaleVersion,
+    VersionRequired,
     add_player,
     add_tiebreak,
     create_game,
@@ -39,6 +40,7 @@ from .deps import (
     page_game_to_edit,
     round_or_404,
 )
+from .errors import status_of
 from .forms import HandForm, JoinForm, NewGameForm, RoundForm
 from .remembered import forget, home_context, remember
 from .rendering import error_page, redirect, render, share_links, wants_fragment
@@ -284,14 +286,15 @@ def rules_page(request: Request) -> Response:
 def _save(session: Session, game: OpenGame, form: RoundForm) -> tuple[GameState | None, int]:
     """Save the form's round: the game as saved, or None and the status with the problem
     noted on the form."""
-    results = form.results(game.state().players)
+    state = game.state()
+    results = form.results(state.players)
     if results is None:
         session.rollback()
         return None, 422
-    # Only "Replace it with mine" may save over a round changed since this form was filled.
-    version = form.replace_version if form.replace_version is not None else form.version
     try:
-        saved = save_round(session, game=game, number=form.number, results=results, version=version)
+        saved = save_round(
+            session, game=game, number=form.number, results=results, version=form.based_on
+        )
     except RoundError as error:
         session.rollback()
         form.errors = error.table_errors
@@ -302,6 +305,17 @@ def _save(session: Session, game: OpenGame, form: RoundForm) -> tuple[GameState 
         session.rollback()
         form.conflict = True
         return None, 409
+    except VersionRequired as error:
+        session.rollback()
+        name = state.round_name(state.round(form.number))
+        form.errors = [
+            f"{name[0].upper()}{name[1:]} is saved already, and this form did not say which "
+            "copy of the game it was filled in on, so nothing was saved; your entries are "
+            "kept. Save again to put them in place of the round as it is saved now."
+        ]
+        # Saving again is based on the game this answer shows.
+        form.version = state.version
+        return None, status_of(error)
     except GameError as error:
         session.rollback()
         form.errors = [str(error)]

@@ -4,18 +4,28 @@ drawn, what to discard), and save the pile."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
 from ..db import SessionDep
-from ..games import GameError, GameState, RoundState, parse_cards, save_round
+from ..games import (
+    GameError,
+    GameState,
+    RoundState,
+    StaleVersion,
+    VersionRequired,
+    parse_cards,
+    save_round,
+)
 from ..rules.cards import CardError
 from ..rules.scoring import RoundError, SeatResult
 from ..rules.solitaire import SOLITAIRE_DECKS
 from .deps import Code, FormFields, page_game, page_game_for_change, round_or_404
-from .forms import HandForm
+from .errors import status_of
+from .forms import HandForm, posted_versions
 from .rendering import redirect, render
 from .retrying import RetryingRoute
 
@@ -39,23 +49,77 @@ def save_pile(
     game = page_game_for_change(session, code)
     state = game.state()
     pile = _pile_or_404(state, number)
+    if fields.get("keep"):
+        session.rollback()
+        return redirect(request, request.url_for("game_page", code=code))
     form = _pile_form(pile, fields)
-    typed = fields.get("points", "").strip()
+    save = PileSave.parse(fields)
+    status_code = 422
     try:
-        if fields.get("closed"):
+        if save.unreadable:
+            raise GameError(
+                "This page's copy of the game could not be read, so nothing was saved. "
+                "Check the pile, then save again: your cards are kept."
+            )
+        if save.closed:
             result = SeatResult(went_out=True)
-        elif typed:
-            if not re.fullmatch(r"-?[0-9]{1,6}", typed):
-                raise GameError(f"{typed[:10]!r} is not a number of points.")
-            result = SeatResult(points=int(typed))
+        elif save.typed:
+            if not re.fullmatch(r"-?[0-9]{1,6}", save.typed):
+                raise GameError(f"{save.typed[:10]!r} is not a number of points.")
+            result = SeatResult(points=int(save.typed))
         else:
             result = SeatResult(cards=parse_cards(form.cards))
-        save_round(session, game=game, number=number, results=[result])
+        save_round(session, game=game, number=number, results=[result], version=save.based_on)
+    except StaleVersion as error:
+        session.rollback()
+        save.conflict, status_code = True, status_of(error)
+    except VersionRequired as error:
+        session.rollback()
+        form.error = (
+            f"Pile {number} is saved already, and this page did not say which copy of the "
+            "game it was filled in on, so nothing was saved; your cards are kept. Save again "
+            "to put yours in place of the pile as it is saved now."
+        )
+        # Saving again is based on the game this answer shows.
+        save.version, status_code = state.version, status_of(error)
     except (RoundError, CardError, GameError) as error:
         session.rollback()
         form.error = str(error)
-        return _pile_response(request, state, pile, form, status_code=422)
-    return redirect(request, request.url_for("game_page", code=code))
+    else:
+        return redirect(request, request.url_for("game_page", code=code))
+    if save.unreadable:
+        save.version = state.version
+    return _pile_response(request, state, pile, form, save=save, status_code=status_code)
+
+
+@dataclass
+class PileSave:
+    """What the pile's save form sent besides its cards: closed or typed points, and the
+    version of the game it was filled in on ("Replace it with mine" names its own)."""
+
+    closed: bool = False
+    typed: str = ""
+    version: int | None = None
+    replace_version: int | None = None
+    unreadable: bool = False
+    # Saving met a newer game (409): the page shows both piles and asks which to keep.
+    conflict: bool = False
+
+    @classmethod
+    def parse(cls, fields: Any) -> PileSave:
+        version, replace_version, unreadable = posted_versions(fields)
+        return cls(
+            closed=bool(fields.get("closed")),
+            typed=fields.get("points", "").strip()[:10],
+            version=version,
+            replace_version=replace_version,
+            unreadable=unreadable,
+        )
+
+    @property
+    def based_on(self) -> int | None:
+        """The version the save is based on: "Replace it with mine" names its own."""
+        return self.replace_version if self.replace_version is not None else self.version
 
 
 def _pile_or_404(state: GameState, number: int) -> RoundState:
@@ -72,7 +136,13 @@ def _pile_form(pile: RoundState, fields: Any) -> HandForm:
 
 
 def _pile_response(
-    request: Request, state: GameState, pile: RoundState, form: HandForm, *, status_code: int = 200
+    request: Request,
+    state: GameState,
+    pile: RoundState,
+    form: HandForm,
+    *,
+    save: PileSave | None = None,
+    status_code: int = 200,
 ) -> Response:
     faces, solution = form.check(pile.wild_rank, SOLITAIRE_DECKS)
     if form.error and status_code == 200:
@@ -83,6 +153,7 @@ def _pile_response(
         "form": form,
         "faces": faces,
         "solution": solution,
+        "save": save or PileSave(version=state.version),
     }
     block = "picker" if request.query_params.get("part") == "picker" else "result"
     return render(request, "pile.html", context, block=block, status_code=status_code)
