@@ -1,7 +1,9 @@
 """One owner of the database: a lock file beside it, held (flock) for the life of the server,
 and the database file itself held the same way, so a second path to the same file (a hard
-link, a bind mount of the file alone) finds it taken too. SQLite's own locks on the file are
-POSIX record locks, which flock never touches.
+link, a bind mount of the file alone) finds it taken too. A server makes the database file
+when it is not there yet, right after taking the lock file and before anything else, so the
+file is held from its first moment. SQLite's own locks on the file are POSIX record locks,
+which flock never touches.
 
 The kernel lets go of the lock when the process ends, however it ends (kill -9 included), so
 a stale lock file never blocks a restart; what is written in it only names the holder.
@@ -51,12 +53,13 @@ class Held:
                 handle.close()
 
 
-def acquire(database: Path, **about: object) -> Held:
+def acquire(database: Path, *, create: bool = False, **about: object) -> Held:
     """Take the database's lock (keep what is returned for as long as it is needed), writing
-    who holds it; DatabaseInUse, naming the holder, when another process has it."""
+    who holds it; DatabaseInUse, naming the holder, when another process has it. With
+    create, an empty database file is made when there is none, and held too."""
     handle = _lock_file(database)
     try:
-        database_file = _lock_database_file(database)
+        database_file = _lock_database_file(database, create=create)
     except DatabaseInUse:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
         handle.close()
@@ -70,25 +73,75 @@ def acquire(database: Path, **about: object) -> Held:
     return Held(handle, database_file)
 
 
-def _lock_database_file(database: Path) -> IO[bytes] | None:
+def _lock_database_file(database: Path, *, create: bool) -> IO[bytes] | None:
     """The database file itself, locked; None while it does not exist yet (then only the
     lock file beside it guards it, and no other path can lead to it)."""
     try:
-        handle = open(database, "rb")  # noqa: SIM115 - held open on purpose
+        # An empty file is a new database to SQLite; 0o644 is the mode SQLite gives its own.
+        descriptor = os.open(database, os.O_RDONLY | (os.O_CREAT if create else 0), 0o644)
     except FileNotFoundError:
         return None
+    handle = os.fdopen(descriptor, "rb")
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        holder = _holder_by_file(handle)
         handle.close()
         raise DatabaseInUse(
-            f"Another Crownkeeper is already using the database {database}, reached by "
-            "another path (a hard link or a mount of the same file). Only one server may "
-            "use a database at a time: stop that one first, or give this one its own "
-            "DATABASE_URL.",
-            {},
+            f"Another Crownkeeper ({describe(holder)}) is already using the database "
+            f"{database}, reached by another path (a hard link or a mount of the same file). "
+            "Only one server may use a database at a time: stop that one first, or give this "
+            "one its own DATABASE_URL.",
+            holder,
         ) from None
     return handle
+
+
+def _holder_by_file(handle: IO[bytes]) -> dict[str, Any]:
+    """Who holds the database file through another path, as far as this host shows it: the
+    process /proc/locks names, and what it wrote in the lock file beside its own path to the
+    file (found among its open files). {} where the system does not say."""
+    status = os.fstat(handle.fileno())
+    inode = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii") as locks:
+            rows = [line.split() for line in locks]
+    except OSError:
+        return {}
+    # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF"; a waiter's line has "->" second.
+    pids = [int(row[4]) for row in rows if row[1:2] == ["FLOCK"] and row[5:6] == [inode]]
+    for pid in (pid for pid in pids if pid > 0):
+        for path in _open_paths(pid, leaving_out=handle.fileno()):
+            try:
+                if not os.path.samestat(os.stat(path), status):
+                    continue
+                with open(lock_path(path), encoding="utf-8") as lock_file:
+                    about = _read_holder(lock_file)
+            except OSError:
+                continue
+            if about:
+                return about
+        return {"pid": pid, "host": socket.gethostname()}
+    return {}
+
+
+def _open_paths(pid: int, *, leaving_out: int) -> list[Path]:
+    """The paths of the files process pid has open (this process's own `leaving_out` left
+    out); none where the system does not show them."""
+    folder = Path(f"/proc/{pid}/fd")
+    try:
+        descriptors = sorted(folder.iterdir())
+    except OSError:
+        return []
+    paths = []
+    for descriptor in descriptors:
+        if pid == os.getpid() and descriptor.name == str(leaving_out):
+            continue
+        try:
+            paths.append(Path(os.readlink(descriptor)))
+        except OSError:
+            continue
+    return paths
 
 
 def _lock_file(database: Path) -> IO[str]:
@@ -129,12 +182,13 @@ _held_guard = threading.Lock()
 
 
 def hold(database: Path, **about: object) -> Path:
-    """Hold the database's lock for a server in this process, until `let_go`. A process
-    holds it once, however many of its apps serve the database; DatabaseInUse when another
-    process has it. Returns the key to give back to `let_go`."""
+    """Hold the database's lock for a server in this process, until `let_go`, making the
+    database file (held at once) when there is none. A process holds it once, however many
+    of its apps serve the database; DatabaseInUse when another process has it. Returns the
+    key to give back to `let_go`."""
     key = database.resolve()
     with _held_guard:
-        handle, count = _held.get(key) or (acquire(key, **about), 0)
+        handle, count = _held.get(key) or (acquire(key, create=True, **about), 0)
         _held[key] = (handle, count + 1)
     return key
 

@@ -36,6 +36,8 @@ def test_a_hard_link_to_a_held_database_is_refused(database, tmp_path):
         with pytest.raises(lock.DatabaseInUse) as refused:
             lock.acquire(other.resolve(), port=8001)
         assert "another path" in str(refused.value)
+        assert f"(process {os.getpid()} on " in str(refused.value)  # the holder, named
+        assert "serving on 8000" in str(refused.value)
         assert "Only one server may use a database at a time" in str(refused.value)
     finally:
         lock.release(held)

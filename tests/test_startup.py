@@ -12,10 +12,12 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import anyio
@@ -215,6 +217,38 @@ def test_a_second_server_on_the_file_stops_at_once_naming_the_first_and_restore_
     assert first.call("GET", f"/api/games/{game['code']}")[0] == 200  # type: ignore[index]
     first.stop()
     assert lock.holder(database) is None
+
+
+@pytest.mark.parametrize("first_way", list(WAYS))
+def test_a_server_that_made_its_database_refuses_a_second_through_a_hard_link(
+    tmp_path, started, first_way
+):
+    """The first start makes the file and holds it at once: a hard link made while it serves
+    leads nowhere, the second server stops naming the first, and every game is in the file."""
+    database = tmp_path / "home" / "crownkeeper.db"
+    database.parent.mkdir()
+    first = start(started, WAYS[first_way], f"sqlite:///{database}", "first").wait_healthy()
+    other = tmp_path / "elsewhere" / "family.db"
+    other.parent.mkdir()
+    os.link(database, other)
+
+    for second_way in ("python -m app", SECOND_IN_LIFESPAN[first_way]):
+        second = start(started, WAYS[second_way], f"sqlite:///{other}", f"second-{second_way}")
+        code, output = second.finish()
+        assert code == CANNOT_START, output
+        said = [line for line in output.splitlines() if "Crownkeeper cannot start" in line]
+        assert len(said) == 1, output
+        assert "reached by another path" in said[0]
+        assert f"Another Crownkeeper (process {first.process.pid} on" in said[0], said[0]
+        assert str(first.port) in said[0], said[0]
+        assert "Traceback" not in output
+
+    made = [first.call("POST", "/api/games", {"players": ["Ann", "Ben"]}) for _ in range(3)]
+    assert [status for status, _ in made] == [201] * 3
+    first.stop()
+    with closing(sqlite3.connect(other)) as connection:
+        (games,) = connection.execute("SELECT count(*) FROM game").fetchone()
+    assert games == 3
 
 
 def test_uvicorn_with_two_workers_on_sqlite_stops_saying_sqlite_serves_one_process(
