@@ -3,12 +3,14 @@ each worked out from the table's finished games in the order they finished."""
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from functools import partial
 
-from openskill.models import PlackettLuce, PlackettLuceRating
+from .ratings import MU, SIGMA, ordinal, rate_game
+from .stats import HeadToHead
 
 EARLIEST_YEAR, LATEST_YEAR = 1, 9999
 
@@ -142,6 +144,71 @@ def win_streaks(games: Sequence[FinishedGame]) -> dict[int, Streaks]:
     return running
 
 
+def _compared(game: FinishedGame) -> dict[int, tuple[int, bool]]:
+    """Who a game compares for head to head (seated at its end, having played a round; no
+    one in solitaire), each with a key that is lower for who finished lower: fewer points,
+    or the same and the tie-break's winner."""
+    if game.solitaire:
+        return {}
+    return {
+        seat.person: (seat.total, not seat.won)
+        for seat in game.seats
+        if seat.rounds and seat.seated
+    }
+
+
+def versus_of(games: Iterable[FinishedGame], person: int) -> dict[int, HeadToHead]:
+    """One person's head to head over these games, by the other's id (as
+    stats.head_to_head counts it)."""
+    tallies: dict[int, list[int]] = {}
+    for game in games:
+        compared = _compared(game)
+        mine = compared.get(person)
+        if mine is None:
+            continue
+        for other, theirs in compared.items():
+            if other != person:
+                tally = tallies.setdefault(other, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += mine < theirs
+                tally[2] += theirs < mine
+    return {other: HeadToHead(*tally) for other, tally in sorted(tallies.items())}
+
+
+def most_played(
+    games: Iterable[FinishedGame], shown: int
+) -> tuple[dict[int, dict[int, HeadToHead]], dict[int, int]]:
+    """For each person, head to head against the `shown` people they played most games
+    with (on equal games the lower id first), and how many people they played with in all:
+    time and room in step with the games, whatever the number of people."""
+    together: dict[int, list[int]] = defaultdict(list)
+    games_of: dict[int, list[dict[int, tuple[int, bool]]]] = defaultdict(list)
+    for game in games:
+        compared = _compared(game)
+        if len(compared) < 2:
+            continue
+        for person in compared:
+            together[person].extend(compared)
+            games_of[person].append(compared)
+    versus: dict[int, dict[int, HeadToHead]] = {}
+    opponents: dict[int, int] = {}
+    for person, met in together.items():
+        counts = Counter(met)
+        del counts[person]
+        opponents[person] = len(counts)
+        chosen = heapq.nsmallest(shown, counts.items(), key=lambda item: (-item[1], item[0]))
+        tallies = {other: [games, 0, 0] for other, games in chosen}
+        for compared in games_of[person]:
+            mine = compared[person]
+            for other, theirs in compared.items():
+                tally = tallies.get(other)
+                if tally is not None and other != person:
+                    tally[1] += mine < theirs
+                    tally[2] += theirs < mine
+        versus[person] = {other: HeadToHead(*tally) for other, tally in tallies.items()}
+    return versus, opponents
+
+
 @dataclass(frozen=True)
 class RecordHolder:
     """A person holding a record: the figure, the game where it was set, and (for the most
@@ -165,58 +232,68 @@ class Records:
     longest_win_streak: list[RecordHolder] = field(default_factory=list)
 
 
-def table_records(games: Sequence[FinishedGame]) -> Records:
+def table_records(
+    games: Sequence[FinishedGame], streaks: dict[int, Streaks] | None = None
+) -> Records:
     """Lowest and highest total of a full 11-round game, most points in one round, most
-    rounds gone out in one game and the longest win streak: every holder of each."""
-    candidates: dict[str, list[RecordHolder]] = {
-        "lowest_total": [],
-        "highest_total": [],
-        "highest_round": [],
-        "most_went_out": [],
-    }
+    rounds gone out in one game and the longest win streak: every holder of each (streaks:
+    win_streaks(games), when already worked out)."""
+    lowest, highest, best_round, most_out = _Best(lowest=True), _Best(), _Best(), _Best()
     for game in games:
         if game.solitaire:
             continue
         for seat in game.played():
-            holder = partial(_holder, seat, game)
             if seat.full_game:
-                candidates["lowest_total"].append(holder(seat.total))
-                candidates["highest_total"].append(holder(seat.total))
+                lowest.offer(seat.total, seat, game)
+                highest.offer(seat.total, seat, game)
             if seat.highest_round is not None:
-                candidates["highest_round"].append(
-                    holder(seat.highest_round, seat.highest_round_number)
-                )
+                best_round.offer(seat.highest_round, seat, game, seat.highest_round_number)
             if seat.went_out:
-                candidates["most_went_out"].append(holder(seat.went_out))
-    streaks = [
-        RecordHolder(person, s.longest, s.longest_ended.watch_code, s.longest_ended.finished_at)
-        for person, s in win_streaks(games).items()
-        if s.longest and s.longest_ended is not None
-    ]
+                most_out.offer(seat.went_out, seat, game)
+    longest = _Best()
+    for person, streak in (win_streaks(games) if streaks is None else streaks).items():
+        if streak.longest and streak.longest_ended is not None:
+            ended = streak.longest_ended
+            longest.holders_of(streak.longest).append(
+                RecordHolder(person, streak.longest, ended.watch_code, ended.finished_at)
+            )
     return Records(
-        lowest_total=_best(candidates["lowest_total"], lowest=True),
-        highest_total=_best(candidates["highest_total"]),
-        highest_round=_best(candidates["highest_round"]),
-        most_went_out=_best(candidates["most_went_out"]),
-        longest_win_streak=_best(streaks),
+        lowest_total=lowest.holders(),
+        highest_total=highest.holders(),
+        highest_round=best_round.holders(),
+        most_went_out=most_out.holders(),
+        longest_win_streak=longest.holders(),
     )
 
 
-def _holder(
-    seat: FinishedSeat, game: FinishedGame, figure: int, round_number: int | None = None
-) -> RecordHolder:
-    return RecordHolder(seat.person, figure, game.watch_code, game.finished_at, round_number)
+class _Best:
+    """The record figure so far and its holders: a holder is made only for a figure that
+    ties or beats it (a table of thousands of seats makes few)."""
 
+    def __init__(self, *, lowest: bool = False) -> None:
+        self.lowest = lowest
+        self.figure: int | None = None
+        self.found: list[RecordHolder] = []
 
-def _best(holders: list[RecordHolder], *, lowest: bool = False) -> list[RecordHolder]:
-    if not holders:
-        return []
-    figures = [holder.figure for holder in holders]
-    record = min(figures) if lowest else max(figures)
-    return sorted(
-        (holder for holder in holders if holder.figure == record),
-        key=lambda holder: (_utc(holder.finished_at), holder.person),
-    )
+    def holders_of(self, figure: int) -> list[RecordHolder]:
+        """The list a holder of figure joins (emptied when figure beats the record)."""
+        if self.figure is None or (figure < self.figure if self.lowest else figure > self.figure):
+            self.figure, self.found = figure, []
+        return self.found if figure == self.figure else []
+
+    def offer(
+        self, figure: int, seat: FinishedSeat, game: FinishedGame, round_number: int | None = None
+    ) -> None:
+        beaten = self.figure is not None and (
+            figure > self.figure if self.lowest else figure < self.figure
+        )
+        if not beaten:
+            self.holders_of(figure).append(
+                RecordHolder(seat.person, figure, game.watch_code, game.finished_at, round_number)
+            )
+
+    def holders(self) -> list[RecordHolder]:
+        return sorted(self.found, key=lambda holder: (_utc(holder.finished_at), holder.person))
 
 
 @dataclass(frozen=True)
@@ -263,19 +340,18 @@ def rated_seats(game: FinishedGame) -> list[FinishedSeat]:
 def skill_ratings(games: Sequence[FinishedGame]) -> Ratings:
     """openskill's Plackett-Luce model with its defaults, teams of one, the games rated in
     order of finishing, everyone starting afresh."""
-    model = PlackettLuce()
-    ratings: dict[int, PlackettLuceRating] = {}
+    ratings: dict[int, tuple[float, float]] = {}
     history: dict[int, list[RatingPoint]] = {}
+    fresh = (MU, SIGMA)
     for game in games:
         seats = rated_seats(game)
         if not seats:
             continue
-        teams = [[ratings.get(seat.person) or model.rating()] for seat in seats]
-        rated = model.rate(teams, ranks=game_ranks(seats))
-        for seat, (rating,) in zip(seats, rated, strict=True):
-            ratings[seat.person] = rating
+        rated = rate_game([ratings.get(seat.person, fresh) for seat in seats], game_ranks(seats))
+        for seat, (mu, sigma) in zip(seats, rated, strict=True):
+            ratings[seat.person] = (mu, sigma)
             history.setdefault(seat.person, []).append(
-                RatingPoint(game.finished_at, game.watch_code, rating.ordinal())
+                RatingPoint(game.finished_at, game.watch_code, ordinal(mu, sigma))
             )
-    now = {person: Rating(r.mu, r.sigma, r.ordinal()) for person, r in ratings.items()}
+    now = {person: Rating(mu, sigma, ordinal(mu, sigma)) for person, (mu, sigma) in ratings.items()}
     return Ratings(now=now, history=history)

@@ -1,14 +1,22 @@
-"""A table over the years: its finished games read once per change (each person's part,
-the most points they scored in one round, when the game finished), and from them a
-season's stats, head to head, streaks, records and ratings. What the running sums cannot
-hold is worked out here once after each change and kept, not worked out per request."""
+"""A table over the years: its finished games read once (each person's part, the most
+points they scored in one round, when the game finished), and from them a season's stats,
+head to head, streaks, records and ratings.
+
+What is kept, and its bounds: the history of the KEPT_TABLES tables read last, each with
+its all-time season and up to SEASONS_KEPT others (any year, any from and to: a table's many
+seasons push out only that table's own). Every read first asks the database for each game's
+fingerprint (its version, its people); a game whose fingerprint changed is read again alone,
+and the kept seasons of that table are worked out afresh. At most SEASON_WORKERS seasons are
+worked out at once, so a crowd of new seasons leaves the rest of the server its time."""
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections import OrderedDict, defaultdict
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlmodel import Session, and_, col, func, select
@@ -19,144 +27,221 @@ from ..rules.seasons import (
     FinishedSeat,
     Period,
     in_order,
+    most_played,
     skill_ratings,
     table_records,
+    versus_of,
     win_streaks,
 )
-from ..rules.stats import PersonGameLine, head_to_head, table_stats
+from ..rules.stats import HeadToHead, PersonGameLine, table_stats
 from .state import Season
 
-KEPT_TABLES = 64
+KEPT_TABLES = 32
+"""Tables whose history a process keeps: the families playing lately."""
+SEASONS_KEPT = 12
+"""Seasons a table keeps besides all time (the oldest asked for goes first)."""
+SEASON_WORKERS = 1
+"""Seasons (or histories) worked out at once: the rest wait their turn."""
+VERSUS_KEPT = 10
+"""Each person's head to head in a table's answer: those they played most."""
 ROUND_SLOTS = 16
 """More than a game's rounds (eleven): a round number fits below one point."""
-"""Tables whose history a process keeps: the families playing lately."""
+READ_ALONE = 200
+"""Changed games read again by id; more than this and the whole table is read."""
+
+Fingerprint = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
 class TableHistory:
-    """A table's finished games in the order they finished, and each person's lines."""
+    """A table's finished games in the order they finished, and each game's lines."""
 
     games: list[FinishedGame]
-    lines: list[tuple[datetime, PersonGameLine]]
+    days: list[date]
+    """Each game's finishing day (UTC), in the same order: a season is a slice."""
+    lines: dict[int, tuple[PersonGameLine, ...]]
     codes: dict[int, str]
     """Each game's scorekeeper code, by game id."""
+    years: list[int]
+    """The years with finished games, newest first."""
 
-    @property
-    def years(self) -> list[int]:
-        """The years with finished games, newest first."""
-        return sorted({_utc(game.finished_at).year for game in self.games}, reverse=True)
+    def chosen(self, period: Period) -> list[FinishedGame]:
+        """The games that finished in period, in the order they finished."""
+        first = 0 if period.start is None else bisect.bisect_left(self.days, period.start)
+        last = len(self.days) if period.end is None else bisect.bisect_right(self.days, period.end)
+        return self.games[first:last]
 
 
-_kept: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
-_kept_lock = threading.Lock()
+@dataclass
+class _Part:
+    """One game as the history holds it (None: not finished, or deleted)."""
+
+    game: FinishedGame | None
+    lines: tuple[PersonGameLine, ...]
+    code: str
+
+
+@dataclass
+class _Kept:
+    """What one table keeps: each game's fingerprint and part, the history built from
+    them, and its seasons (all time apart, never pushed out by the others)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    fingerprints: dict[int, Fingerprint] = field(default_factory=dict)
+    parts: dict[int, _Part] = field(default_factory=dict)
+    history: TableHistory | None = None
+    all_time: Season | None = None
+    seasons: OrderedDict[Period, Season] = field(default_factory=OrderedDict)
+
+
+_tables: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
+_tables_lock = threading.Lock()
+_workers = threading.BoundedSemaphore(SEASON_WORKERS)
 
 
 def season(session: Session, *, table_id: int, period: Period) -> Season:
-    """The table's season: from what this process kept when nothing changed since, else
-    worked out afresh (and kept)."""
-    # Kept by database as well as table: a process may serve more than one (tests do).
-    database = (id(session.get_bind()), str(session.get_bind().engine.url))
-    stamp = _stamp(session, table_id)
-    chosen = _recall(("season", database, table_id, period), stamp)
-    if chosen is not None:
-        return chosen  # type: ignore[no-any-return]
-    history = _recall(("history", database, table_id), stamp)
-    if history is None:
-        history = _read(session, table_id)
-        _keep(("history", database, table_id), stamp, history)
-    games = in_order(history.games, period)
-    lines = [line for finished_at, line in history.lines if period.covers(finished_at)]
-    worked_out = Season(
+    """The table's season: kept when nothing it reads changed since, else worked out (and
+    kept, within the table's bound)."""
+    kept = _table_kept(session, table_id)
+    history = _current_history(session, table_id, kept)
+    with kept.lock:
+        found = kept.all_time if period.all_time else kept.seasons.get(period)
+        if found is not None and kept.history is history:
+            if not period.all_time:
+                kept.seasons.move_to_end(period)
+            return found
+    with _workers:
+        worked_out = _work_out(history, period)
+    with kept.lock:
+        if kept.history is history:  # else a change came meanwhile: not kept against it
+            if period.all_time:
+                kept.all_time = worked_out
+            else:
+                kept.seasons[period] = worked_out
+                while len(kept.seasons) > SEASONS_KEPT:
+                    kept.seasons.popitem(last=False)
+    return worked_out
+
+
+def person_versus(
+    session: Session, *, table_id: int, period: Period, person_id: int
+) -> dict[int, HeadToHead]:
+    """One person's whole head to head over the season, by the other person's id."""
+    return versus_of(season(session, table_id=table_id, period=period).games, person_id)
+
+
+def _work_out(history: TableHistory, period: Period) -> Season:
+    games = history.chosen(period)
+    streaks = win_streaks(games)
+    versus, opponents = most_played(games, VERSUS_KEPT)
+    lines = (line for game in games for line in history.lines[game.game])
+    return Season(
         period=period,
         years=history.years,
         games=games,
         stats=None if period.all_time else table_stats(lines),
-        versus=None if period.all_time else head_to_head(lines),
-        streaks=win_streaks(games),
-        records=table_records(games),
+        versus=versus,
+        opponents=opponents,
+        streaks=streaks,
+        records=table_records(games, streaks),
         ratings=skill_ratings(games),
         codes=history.codes,
     )
-    if period.all_time or period.year is not None:
-        # Any from and to may be asked for: those are worked out from the kept history each
-        # time, never kept themselves, so nobody can crowd the years out of memory.
-        _keep(("season", database, table_id, period), stamp, worked_out)
-    return worked_out
 
 
-def _recall(key: tuple[Any, ...], stamp: tuple[Any, ...]) -> Any:
-    with _kept_lock:
-        found = _kept.get(key)
-        if found is None or found[0] != stamp:
-            return None
-        _kept.move_to_end(key)
-        return found[1]
+def _table_kept(session: Session, table_id: int) -> _Kept:
+    # Kept by database as well as table: a process may serve more than one (tests do).
+    bind = session.get_bind()
+    key = (id(bind), str(bind.engine.url), table_id)
+    with _tables_lock:
+        kept = _tables.get(key)
+        if kept is None:
+            kept = _tables[key] = _Kept()
+        _tables.move_to_end(key)
+        while len(_tables) > KEPT_TABLES:
+            _tables.popitem(last=False)
+        return kept
 
 
-def _keep(key: tuple[Any, ...], stamp: tuple[Any, ...], value: Any) -> None:
-    with _kept_lock:
-        _kept[key] = (stamp, value)
-        _kept.move_to_end(key)
-        while len(_kept) > KEPT_TABLES * 4:
-            _kept.popitem(last=False)
+def _current_history(session: Session, table_id: int, kept: _Kept) -> TableHistory:
+    """The table's history as the database holds it now: the games whose fingerprint
+    changed read again (all of them the first time), the rest as kept."""
+    fingerprints = _fingerprints(session, table_id)
+    with kept.lock:
+        if kept.history is not None and fingerprints == kept.fingerprints:
+            return kept.history
+        changed = [
+            game for game, mark in fingerprints.items() if kept.fingerprints.get(game) != mark
+        ]
+        before = kept.parts
+        with _workers:
+            read = _read(session, table_id, None if len(changed) > READ_ALONE else changed)
+        parts = {game: before[game] for game in fingerprints if game in before}
+        for game in changed:
+            parts.pop(game, None)
+        parts.update(read)
+        gone = [game for game in before if game not in fingerprints]
+        # A round saved to a game still going changes no season: those stay kept.
+        moved = any(before.get(game) != parts.get(game) for game in [*changed, *gone])
+        kept.fingerprints, kept.parts = fingerprints, parts
+        if moved or kept.history is None:
+            kept.history = _history(parts)
+            kept.all_time, kept.seasons = None, OrderedDict()
+        return kept.history
 
 
-def _stamp(session: Session, table_id: int) -> tuple[Any, ...]:
-    """What changes whenever anything a season reads does: every change to a game bumps its
-    version (saves, corrections, deletes, restores), imports and purges change the count,
-    and a merge moves rows to another person."""
-
-    def of_games(figure: Any) -> Any:
-        return (
-            select(figure)
-            .select_from(TableGame)
-            .join(Game, col(Game.id) == col(TableGame.game_id))
-            .where(TableGame.table_id == table_id)
-            .scalar_subquery()
+def _fingerprints(session: Session, table_id: int) -> dict[int, Fingerprint]:
+    """Each game of the table and what changes whenever anything the history reads of it
+    does: every change to a game bumps its version (saves, corrections, deletes, restores),
+    and a merge moves its rows to another person."""
+    people = func.coalesce(func.sum(PersonGame.person_id * (PersonGame.position + 1)), 0)
+    query = (
+        select(TableGame.game_id, Game.version, TableGame.deleted, TableGame.finished, people)
+        .join(Game, col(Game.id) == col(TableGame.game_id))
+        .outerjoin(PersonGame, col(PersonGame.game_id) == col(TableGame.game_id))
+        .where(col(TableGame.table_id) == table_id)
+        .group_by(
+            col(TableGame.game_id),
+            col(Game.version),
+            col(TableGame.deleted),
+            col(TableGame.finished),
         )
-
-    people = (
-        select(func.coalesce(func.sum(PersonGame.person_id * (PersonGame.position + 1)), 0))
-        .where(PersonGame.table_id == table_id)
-        .scalar_subquery()
     )
-    row = session.exec(
-        select(  # type: ignore[call-overload]
-            of_games(func.count()),
-            of_games(func.coalesce(func.sum(Game.version), 0)),
-            of_games(func.coalesce(func.sum(TableGame.game_id), 0)),
-            of_games(func.max(TableGame.id)),
-            people,
-        )
-    ).one()
-    return tuple(row)
+    return {row[0]: tuple(row[1:]) for row in _rows(session, query)}
 
 
-def _read(session: Session, table_id: int) -> TableHistory:
-    """The table's finished games (not deleted), their seats and each seat's best round."""
+def _rows(session: Session, query: Any) -> list[Any]:
+    """The rows of a query, as plain rows (no ORM objects: thousands are read at once)."""
+    return list(session.connection().execute(query).all())
+
+
+def _read(session: Session, table_id: int, only: Collection[int] | None) -> dict[int, _Part]:
+    """The table's finished games (not deleted) with their seats and each seat's best
+    round: all of them, or only those with these ids."""
     finished = and_(
         col(TableGame.table_id) == table_id,
         col(TableGame.deleted).is_(False),
         col(TableGame.finished),
+        *([] if only is None else [col(TableGame.game_id).in_(list(only))]),
     )
+    if only is not None and not only:
+        return {}
     # Each seat's most points in one round, and the first round it scored them, worked out
     # by the database: one number holds both (points, then the earlier round above later).
     best_round = func.max(SeatScore.points * ROUND_SLOTS + (ROUND_SLOTS - 1 - GameRound.number))
     highest: dict[tuple[int, int], tuple[int, int]] = {}
-    for game_id, position, best in session.exec(
+    for game_id, position, best in _rows(
+        session,
         select(GameRound.game_id, SeatScore.position, best_round)
         .join(SeatScore, col(SeatScore.round_id) == col(GameRound.id))
         .join(TableGame, col(TableGame.game_id) == col(GameRound.game_id))
         .where(finished, col(SeatScore.replaced_at).is_(None), col(GameRound.kind) == "round")
-        .group_by(col(GameRound.game_id), col(SeatScore.position))
-        .order_by(col(GameRound.game_id), col(SeatScore.position))
-    ).all():
+        .group_by(col(GameRound.game_id), col(SeatScore.position)),
+    ):
         points, slot = divmod(best, ROUND_SLOTS)
         highest[(game_id, position)] = (points, ROUND_SLOTS - 1 - slot)
-    seats: dict[int, list[FinishedSeat]] = defaultdict(list)
-    about: dict[int, tuple[str, str, datetime, bool]] = {}
-    lines: list[tuple[datetime, PersonGameLine]] = []
-    rows = session.exec(
+    rows = _rows(
+        session,
         select(
             PersonGame.game_id,
             PersonGame.position,
@@ -184,54 +269,65 @@ def _read(session: Session, table_id: int) -> TableHistory:
             ),
         )
         .where(finished, col(PersonGame.counted), col(Game.finished_at).is_not(None))
-        .order_by(col(PersonGame.game_id), col(PersonGame.position))
-    ).all()
+        .order_by(col(PersonGame.game_id), col(PersonGame.position)),
+    )
+    seats: dict[int, list[FinishedSeat]] = defaultdict(list)
+    lines: dict[int, list[PersonGameLine]] = defaultdict(list)
+    about: dict[int, tuple[str, str, datetime, bool]] = {}
     for row in rows:
         (game_id, position, person, total, won, rounds, went_out, zeros, full, alone) = row[:10]
         start_points, left_round, code, watch_code, finished_at = row[10:]
-        finished_at = _utc(finished_at)
         best = highest.get((game_id, position))
         seated = left_round is None
         seats[game_id].append(
             FinishedSeat(
                 person=person,
                 total=total,
-                won=won,
+                won=bool(won),
                 rounds=rounds,
                 went_out=went_out,
-                full_game=full,
+                full_game=bool(full),
                 seated=seated,
                 highest_round=best[0] if best else None,
                 highest_round_number=best[1] if best else None,
             )
         )
-        about[game_id] = (code, watch_code, finished_at, alone)
-        lines.append(
-            (
-                finished_at,
-                PersonGameLine(
-                    game=game_id,
-                    person=person,
-                    total=total,
-                    rounds=rounds,
-                    went_out=went_out,
-                    zero_rounds=zeros,
-                    full_game=full,
-                    won=won,
-                    solitaire=alone,
-                    start_points=start_points,
-                    seated=seated,
-                ),
+        if game_id not in about:
+            about[game_id] = (code, watch_code, _utc(finished_at), bool(alone))
+        lines[game_id].append(
+            PersonGameLine(
+                game=game_id,
+                person=person,
+                total=total,
+                rounds=rounds,
+                went_out=went_out,
+                zero_rounds=zeros,
+                full_game=bool(full),
+                won=bool(won),
+                solitaire=bool(alone),
+                start_points=start_points,
+                seated=seated,
             )
         )
-    games = [
-        FinishedGame(game_id, watch_code, finished_at, alone, tuple(seats[game_id]))
-        for game_id, (_, watch_code, finished_at, alone) in about.items()
-    ]
+    return {
+        game_id: _Part(
+            FinishedGame(game_id, watch_code, finished_at, alone, tuple(seats[game_id])),
+            tuple(lines[game_id]),
+            code,
+        )
+        for game_id, (code, watch_code, finished_at, alone) in about.items()
+    }
+
+
+def _history(parts: dict[int, _Part]) -> TableHistory:
+    finished = [part for part in parts.values() if part.game is not None]
+    games = in_order(part.game for part in finished if part.game is not None)
     return TableHistory(
-        games=in_order(games),
-        lines=lines,
-        codes={game_id: code for game_id, (code, *_) in about.items()},
+        games=games,
+        days=[game.finished_at.date() for game in games],
+        lines={game.game: part.lines for part in finished if (game := part.game) is not None},
+        codes={part.game.game: part.code for part in finished if part.game is not None},
+        years=sorted({game.finished_at.year for game in games}, reverse=True),
     )
 
 

@@ -28,7 +28,7 @@ from ..models import (
 from ..names import UnreadableText, looks_blank, person_key, plain_name
 from ..rules.schedule import RoundOrder
 from ..rules.seasons import Period
-from ..rules.stats import HeadToHead, PersonStats, PersonTotals, stats_from_totals
+from ..rules.stats import PersonStats, PersonTotals, stats_from_totals
 from . import seasons
 from .state import (
     TABLE_NAME_LENGTH,
@@ -103,25 +103,40 @@ def load_table(
     session: Session, *, code: str, games_limit: int | None = None, period: Period | None = None
 ) -> TableState:
     """The table whose scorekeeper or watch code this is, or TableNotFound; its games
-    newest first (only the newest games_limit when given). With a period, its season too:
-    stats and head to head over the games finished then, streaks, records and ratings."""
+    newest first (only the newest games_limit when given), each person's head to head
+    against those they played most. With a period, its season too: stats and head to head
+    over the games finished then, streaks, records and ratings."""
     table = _find(session, code, for_edit=False)
     state = _state(session, table, games_limit=games_limit)
-    if period is not None:
-        chosen = seasons.season(session, table_id=table.id or 0, period=period)
-        people = state.people
-        if chosen.stats is not None and chosen.versus is not None:
-            stats, versus = chosen.stats, chosen.versus
-            people = tuple(
-                replace(
-                    person,
-                    stats=stats.get(person.id, PersonStats()),
-                    versus=versus.get(person.id, {}),
-                )
-                for person in people
-            )
-        state = replace(state, people=people, season=chosen)
+    chosen = seasons.season(session, table_id=table.id or 0, period=period or Period())
+    stats = chosen.stats
+    people = tuple(
+        replace(
+            person,
+            stats=person.stats if stats is None else stats.get(person.id, PersonStats()),
+            versus=chosen.versus.get(person.id, {}),
+            opponents=chosen.opponents.get(person.id, 0),
+        )
+        for person in state.people
+    )
+    state = replace(state, people=people, season=None if period is None else chosen)
     return state if code == table.code else state.for_watchers()
+
+
+def load_person(
+    session: Session, *, code: str, person_id: int, period: Period
+) -> tuple[TableState, PersonView]:
+    """The table over the season (no games listed) and one of its people, with their whole
+    head to head; NoSuchPerson when they are not at the table."""
+    table = _find(session, code, for_edit=False)
+    state = load_table(session, code=code, games_limit=0, period=period)
+    chosen = next((person for person in state.people if person.id == person_id), None)
+    if chosen is None:
+        raise NoSuchPerson(f"Person {person_id} is not at this table.")
+    versus = seasons.person_versus(
+        session, table_id=table.id or 0, period=period, person_id=person_id
+    )
+    return state, replace(chosen, versus=versus)
 
 
 def redo_stale_sums(session: Session) -> int:
@@ -437,7 +452,6 @@ def _state(session: Session, table: PlayTable, *, games_limit: int | None = None
         .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
     ).one()
     stats = _stats(session, table.id or 0)
-    versus = _versus(session, table.id or 0)
     return TableState(
         code=table.code,
         watch_code=table.watch_code,
@@ -448,7 +462,7 @@ def _state(session: Session, table: PlayTable, *, games_limit: int | None = None
                 id=person_id,
                 name=names[person_id],
                 stats=stats.get(person_id, PersonStats()),
-                versus=versus.get(person_id, {}),
+                versus={},
             )
             for person_id in _most_recent_first(session, table.id or 0, names, game_views)
         ),
@@ -509,20 +523,6 @@ def _stats(session: Session, table_id: int) -> dict[int, PersonStats]:
         row.person_id: stats_from_totals(PersonTotals(**{f: getattr(row, f) for f in SUM_FIELDS}))
         for row in rows
     }
-
-
-def _versus(session: Session, table_id: int) -> dict[int, dict[int, HeadToHead]]:
-    rows = session.exec(
-        select(
-            PairSums.person_id, PairSums.other_id, PairSums.games, PairSums.lower, PairSums.higher
-        )
-        .where(PairSums.table_id == table_id, col(PairSums.games) > 0)
-        .order_by(col(PairSums.person_id), col(PairSums.other_id))
-    ).all()
-    versus: dict[int, dict[int, HeadToHead]] = defaultdict(dict)
-    for person_id, other_id, together, lower, higher in rows:
-        versus[person_id][other_id] = HeadToHead(games=together, lower=lower, higher=higher)
-    return versus
 
 
 def _most_recent_first(

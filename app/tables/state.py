@@ -47,6 +47,9 @@ class PersonView:
     name: str
     stats: PersonStats
     versus: dict[int, HeadToHead]
+    """Head to head against those they played most (on their own answer: everyone)."""
+    opponents: int = 0
+    """How many people they played with in all."""
 
 
 class SeatView(NamedTuple):
@@ -77,14 +80,16 @@ class TableGameView(NamedTuple):
 
 @dataclass(frozen=True)
 class Season:
-    """Everything a table shows for one period (stats and head to head None for all time:
-    the running sums hold those)."""
+    """Everything a table shows for one period (stats None for all time: the running sums
+    hold those); versus: each person's head to head against those they played most, and
+    opponents: how many they played with in all."""
 
     period: Period
     years: list[int]
     games: list[FinishedGame]
     stats: dict[int, PersonStats] | None
-    versus: dict[int, dict[int, HeadToHead]] | None
+    versus: dict[int, dict[int, HeadToHead]]
+    opponents: dict[int, int]
     streaks: dict[int, Streaks]
     records: Records
     ratings: Ratings

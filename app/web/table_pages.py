@@ -45,6 +45,7 @@ from ..tables import (
     TableState,
     check_keeper_code,
     create_table,
+    load_person,
     load_table,
     merge_people,
     person_named,
@@ -385,9 +386,14 @@ def _season_asked(request: Request) -> Period:
 def person_page(request: Request, code: Code, person_id: str, session: SessionDep) -> Response:
     """One person at the table over the season: stats, streaks, records held, head to head,
     their games newest first, and their rating over time."""
-    state = _table_or_404(session, code, games_limit=0, period=_season_asked(request))
-    chosen = next((p for p in state.people if str(p.id) == person_id), None)
-    if chosen is None or state.season is None:
+    wanted = int(person_id) if person_id.isascii() and person_id.isdigit() else -1
+    try:
+        state, chosen = load_person(
+            session, code=code, person_id=wanted, period=_season_asked(request)
+        )
+    except (TableNotFound, NoSuchPerson) as error:
+        raise HTTPException(404, str(error)) from error
+    if state.season is None:
         raise HTTPException(404, f"Person {person_id} is not at this table.")
     season = state.season
     games = [
