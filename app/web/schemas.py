@@ -3,6 +3,7 @@ what a game or a table looks like in an answer."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -10,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from ..games import GameState
 from ..names import check_encodable
 from ..rules.schedule import RoundOrder
-from ..tables import Season, TableState
+from ..tables import PersonView, Season, TableState
 
 # Text as sent, refused (422) when it holds lone surrogates that no reply could echo back.
 Text = Annotated[str, AfterValidator(check_encodable)]
@@ -289,6 +290,20 @@ def table_public(state: TableState) -> dict[str, Any]:
 
 
 RECORDS = ("lowest_total", "highest_total", "highest_round", "most_went_out", "longest_win_streak")
+# The first holders of a record listed in a table's answer (a record tied by thousands of
+# games would otherwise swell it); `record_holders` says how many there are in all.
+RECORD_HOLDERS_LISTED = 50
+
+
+def person_public(state: TableState, person: PersonView) -> dict[str, Any]:
+    """One person's answer: the table's code and name, the period, and the person as the
+    table's answer shows them, with their whole head to head."""
+    whole = table_public(replace(state, people=(person,), games=()))
+    answer = {key: whole[key] for key in ("code", "name", "can_edit", "period", "years")}
+    if "watch_code" in whole:
+        answer["watch_code"] = whole["watch_code"]
+    answer["person"] = whole["people"][0]
+    return answer
 
 
 def add_season(answer: dict[str, Any], season: Season) -> None:
@@ -324,9 +339,10 @@ def add_season(answer: dict[str, Any], season: Season) -> None:
                         "date": holder.finished_at.date().isoformat(),
                         **({"round": holder.round} if name == "highest_round" else {}),
                     }
-                    for holder in getattr(season.records, name)
+                    for holder in getattr(season.records, name)[:RECORD_HOLDERS_LISTED]
                 ]
                 for name in RECORDS
             },
+            "record_holders": {name: len(getattr(season.records, name)) for name in RECORDS},
         }
     )

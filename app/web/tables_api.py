@@ -21,6 +21,7 @@ from ..rules.seasons import PeriodError, period_from
 from ..tables import (
     TableError,
     create_table,
+    load_person,
     load_table,
     merge_people,
     open_table_game,
@@ -36,7 +37,14 @@ from .deps import (
 )
 from .errors import api_problem
 from .retrying import RetryingRoute
-from .schemas import PersonMerge, PersonRename, TableCreate, game_public, table_public
+from .schemas import (
+    PersonMerge,
+    PersonRename,
+    TableCreate,
+    game_public,
+    person_public,
+    table_public,
+)
 
 router = APIRouter(prefix="/api", tags=["tables"], route_class=RetryingRoute)
 
@@ -91,6 +99,29 @@ def read(
     return JSONResponse(
         table_public(load_table(session, code=code, games_limit=limit, period=period))
     )
+
+
+@router.get("/tables/{code}/people/{person_id}", responses=TABLE_ERRORS)
+def read_person(
+    code: TableCode,
+    person_id: int,
+    session: SessionDep,
+    year: Annotated[str | None, Query(description="A season: the games finished that year")] = None,
+    since: Annotated[
+        str | None, Query(alias="from", description="A season's first day (ISO date, inclusive)")
+    ] = None,
+    until: Annotated[
+        str | None, Query(alias="to", description="A season's last day (ISO date, inclusive)")
+    ] = None,
+) -> Any:
+    """One person at the table over the season (all time without one): stats, streaks,
+    rating and their whole head to head, against everyone they played."""
+    try:
+        period = period_from(year, since, until)
+    except PeriodError as error:
+        return api_problem(422, str(error))
+    state, person = load_person(session, code=code, person_id=person_id, period=period)
+    return JSONResponse(person_public(state, person))
 
 
 @router.patch("/tables/{code}/people/{person_id}", responses=TABLE_ERRORS)
