@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+import ijson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from sqlmodel import Session
 
@@ -38,22 +39,59 @@ class ImportTooBig(ImportRefused):
 
 
 # Deepest nesting the format has (table, games, a game, rounds, a round, results, a result,
-# cards) with room to spare; anything deeper is refused before it is parsed.
+# cards) with room to spare; anything deeper is refused as soon as it is read.
 MOST_NESTING = 16
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_JSON_BRACKET = re.compile(rb"[\[\]{}]")
+PARSE_CHUNK = 1 << 19
+_OPENS = frozenset(("start_map", "start_array"))
+_CLOSES = frozenset(("end_map", "end_array"))
 
 
-def check_nesting(raw: bytes, most: int = MOST_NESTING) -> None:
-    """ImportRefused when the JSON text nests arrays and objects deeper than `most`: counted
-    on the text, before parsing, so no parser recurses through it."""
+def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> None:
+    """ImportRefused (ImportTooBig past most_games) for a body that is not JSON, nests
+    deeper than `most` or holds more games than one import takes: judged in one pass of a
+    streaming parser (yajl, in C, with no backtracking), the games counted as they are read
+    and nothing built, so a hostile body costs time and memory in step with its size and
+    is refused at the first byte that gives it away."""
     depth = 0
-    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub(b"", raw)):
-        depth += 1 if bracket.group() in (b"[", b"{") else -1
-        if depth > most:
-            raise ImportRefused(
-                f"The document nests deeper than an export ever does (more than {most} levels)."
-            )
+    top_key = None
+    in_games = False
+    games = 0
+    try:
+        for event, value in ijson.basic_parse(
+            io.BytesIO(raw), use_float=True, buf_size=PARSE_CHUNK
+        ):
+            if event in _OPENS:
+                depth += 1
+                if depth > most:
+                    raise ImportRefused(
+                        "The document nests deeper than an export ever does "
+                        f"(more than {most} levels)."
+                    )
+                if depth == 2 and top_key == "games" and event == "start_array":
+                    in_games = True
+                    continue
+            elif event in _CLOSES:
+                depth -= 1
+                if depth == 1:
+                    in_games = False
+                continue
+            elif event == "map_key":
+                if depth == 1:
+                    top_key = value
+                continue
+            if in_games and depth in (2, 3) and (event in _OPENS) == (depth == 3):
+                games += 1
+                if games > most_games:
+                    raise ImportTooBig(
+                        f"The document holds {games} games or more; one import takes at most "
+                        f"{most_games} (IMPORT_MAX_GAMES). Split it, or ask whoever runs "
+                        "Crownkeeper to raise the limit."
+                    )
+    except ImportRefused:
+        raise
+    except (ijson.JSONError, ValueError, UnicodeDecodeError, OverflowError) as error:
+        # ValueError: a number past Python's digit limit, or text that is not UTF-8.
+        raise ImportRefused("The document is not valid JSON.") from error
 
 
 def game_document(state: GameState) -> dict[str, Any]:
@@ -206,7 +244,7 @@ def import_document(session: Session, raw: bytes, **limits: Any) -> Imported:
     words for a document that cannot be read. Run it off the event loop: the cycle collector
     waits meanwhile, since an import makes a few million short-lived objects and each full
     collection through them held every other request for up to seconds."""
-    check_nesting(raw)
+    check_document(raw, most_games=limits.get("max_games", 2000))
     paused = gc.isenabled()
     gc.disable()
     try:
