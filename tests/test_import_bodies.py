@@ -7,7 +7,7 @@ import tracemalloc
 
 import pytest
 
-from app.exports import ImportRefused, ImportTooBig, check_document
+from app.imports import ImportRefused, ImportTooBig, check_document
 from tests.tables_helpers import new_table
 
 EIGHT_MIB = 8 * 1024 * 1024

@@ -253,7 +253,7 @@ def test_two_imports_of_one_document_at_once_add_its_games_once(settings):
 
     from sqlmodel import Session
 
-    from app.exports import import_document
+    from app.imports import import_document
 
     with TestClient(create_app(settings)) as client:
         table = new_table(client)

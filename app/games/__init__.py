@@ -9,6 +9,7 @@ from .records import (
     add_recorded_game,
     add_recorded_games,
     check_recorded_game,
+    reveal_games,
 )
 from .seating import add_player, clean_names, remove_player, return_player
 from .service import (
@@ -21,6 +22,7 @@ from .service import (
     load_game,
     purge_deleted,
     rematch_game,
+    remove_games,
     replace_keeper_code,
     restore_game,
     save_round,
@@ -93,6 +95,8 @@ __all__ = [
     "parse_cards",
     "purge_deleted",
     "rematch_game",
+    "remove_games",
+    "reveal_games",
     "remove_player",
     "replace_keeper_code",
     "restore_game",

@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert
-from sqlmodel import Session
+from sqlalchemy import insert, update
+from sqlmodel import Session, col
 
-from ..models import Game, GameRound, Seat, SeatScore, new_uid
+from ..models import Game, GameRound, Seat, SeatScore, new_uid, utc_now
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, Decks
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder
 from ..rules.scoring import SeatResult, score_round
@@ -230,15 +230,19 @@ def _scored_rows(
     ]
 
 
-def add_recorded_games(session: Session, recorded: Sequence[RecordedGame]) -> list[GameState]:
+def add_recorded_games(
+    session: Session, recorded: Sequence[RecordedGame], *, hidden: bool = False
+) -> list[GameState]:
     """Write checked games inside the caller's transaction: one INSERT a kind of row (games,
-    seats, rounds, results), whatever their number. Returns each game as written."""
+    seats, rounds, results), whatever their number. Returns each game as written. Hidden
+    games are written as deleted until reveal_games (an import's, until it is all in)."""
     if not recorded:
         return []
+    hidden_since = {"deleted_at": utc_now()} if hidden else {}
     game_ids = (
         session.execute(
             insert(Game).returning(Game.id, sort_by_parameter_order=True),
-            [game.game for game in recorded],
+            [{**game.game, **hidden_since} for game in recorded],
         )
         .scalars()
         .all()
@@ -277,6 +281,12 @@ def add_recorded_games(session: Session, recorded: Sequence[RecordedGame]) -> li
         replace(game.state, game_id=game_id)
         for game, game_id in zip(recorded, game_ids, strict=True)
     ]
+
+
+def reveal_games(session: Session, *, game_ids: Sequence[int]) -> None:
+    """Bring hidden games out, inside the caller's transaction."""
+    if game_ids:
+        session.execute(update(Game).where(col(Game.id).in_(game_ids)).values(deleted_at=None))
 
 
 def add_recorded_game(session: Session, **record: Any) -> GameState:

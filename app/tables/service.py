@@ -320,13 +320,13 @@ def add_recorded_games(
     games. Call sum_stats once every game is in."""
     table = _find(session, table_code)
     table_id = table.id or 0
-    names = {name.casefold(): name for state, _ in recorded for name in state.players}
+    names = {person_key(name): name for state, _ in recorded for name in state.players}
     person_of = dict(zip(names, people_for(session, table_id, list(names.values())), strict=True))
     link_games(
         session,
         table_id,
         [
-            (state, [person_of[name.casefold()] for name in state.players], source_id)
+            (state, [person_of[person_key(name)] for name in state.players], source_id)
             for state, source_id in recorded
         ],
     )
@@ -339,13 +339,10 @@ def sum_stats(session: Session, *, table_code: str) -> None:
 
 def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> int:
     """How many people the table would have with these names among them (names match
-    people ignoring case)."""
+    people as the table's people are kept: names.person_key)."""
     table = _find(session, table_code, for_edit=False)
-    known = {
-        name.casefold()
-        for name in session.exec(select(Person.name).where(Person.table_id == table.id)).all()
-    }
-    return len(known | {name.casefold() for name in names})
+    known = set(session.exec(select(Person.folded_name).where(Person.table_id == table.id)).all())
+    return len(known | {person_key(name) for name in names})
 
 
 def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:

@@ -10,7 +10,6 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from ..db import SessionDep
-from ..exports import Imported, import_document
 from ..games import (
     GameNotFound,
     GameState,
@@ -22,6 +21,7 @@ from ..games import (
     load_game,
     open_game,
 )
+from ..imports import Imported, import_document
 from ..tables import (
     ReadOnlyTable,
     TableNotFound,

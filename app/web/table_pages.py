@@ -16,8 +16,6 @@ from starlette.datastructures import UploadFile
 
 from ..db import SessionDep
 from ..exports import (
-    ImportRefused,
-    ImportTooBig,
     attachment,
     download_name,
     sheet_csv,
@@ -31,6 +29,7 @@ from ..games import (
     rematch_game,
     restore_game,
 )
+from ..imports import ImportRefused, ImportTooBig
 from ..ratelimit import RateLimited
 from ..rules.cards import MAX_PLAYERS
 from ..rules.seasons import Period, PeriodError, period_from

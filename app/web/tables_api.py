@@ -9,14 +9,13 @@ from starlette.concurrency import run_in_threadpool
 
 from ..db import SessionDep
 from ..exports import (
-    ImportRefused,
-    ImportTooBig,
     attachment,
     download_name,
     game_document,
     table_document,
 )
 from ..games import GameError, delete_game, load_game, rematch_game, restore_game
+from ..imports import ImportRefused, ImportTooBig
 from ..rules.seasons import PeriodError, period_from
 from ..tables import (
     TableError,
