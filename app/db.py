@@ -10,8 +10,6 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine, event, text
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.sql import Select
@@ -209,21 +207,6 @@ def end_sessions(request: Request) -> None:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
-
-
-def upsert_from_select(
-    session: Session, table: Any, columns: list[str], rows: Select[Any], keys: list[str]
-) -> None:
-    """INSERT the rows a SELECT gives, each replacing the row with the same keys: one
-    statement, the sums worked out by the database (SQLite and PostgreSQL spell it alike)."""
-    dialect = session.get_bind().dialect.name
-    insert_into = postgresql_insert if dialect == "postgresql" else sqlite_insert
-    statement = insert_into(table).from_select(columns, rows)
-    statement = statement.on_conflict_do_update(
-        index_elements=keys,
-        set_={name: statement.excluded[name] for name in columns if name not in keys},
-    )
-    session.execute(statement)
 
 
 def is_readable(engine: Engine) -> bool:

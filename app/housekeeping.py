@@ -1,6 +1,5 @@
-"""A running server's chores: at start, the stats of tables a migration marked stale are
-summed again; games deleted more than RESTORE_DAYS ago are removed for good, at start and
-then once a day."""
+"""A running server's chores: games deleted more than RESTORE_DAYS ago are removed for
+good, at start and then once a day."""
 
 import asyncio
 import logging
@@ -9,16 +8,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from .games import purge_deleted
-from .tables import redo_stale_sums
 
 log = logging.getLogger("crownkeeper")
 DAY_SECONDS = 24 * 3600
-
-
-def redo_sums(engine: Engine) -> int:
-    """Sum again the tables whose stats were counted an older way; how many."""
-    with Session(engine) as session:
-        return redo_stale_sums(session)
 
 
 def purge_once(engine: Engine) -> int:

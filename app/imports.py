@@ -28,10 +28,11 @@ from sqlmodel import Session
 from . import games, tables
 from .db import begin_write
 from .exports import FORMAT
-from .games import GameError, GameState, PlayerState, RoundRecord
+from .games import GameError, PlayerState, RoundRecord
 from .names import UnreadableText, plain_name
 from .rules.cards import RANK_CODES, CardError, parse_card
 from .rules.scoring import RoundError, SeatResult
+from .tables import TableError
 
 IMPORT_BATCH = 100
 """Games checked and written together: one short transaction, one INSERT a kind of row."""
@@ -188,7 +189,7 @@ def import_document(
     with _importing:
         known = tables.known_sources(session, table_code=table_code)
         session.rollback()
-        written: list[tuple[GameState, str]] = []
+        written: list[tables.ImportedGame] = []
         try:
             for batch in _batches(_games_of(raw, outline), known):
                 begin_write(session)
@@ -197,12 +198,17 @@ def import_document(
                 )
                 session.commit()
                 written.extend(
-                    (state, source) for state, (_, source) in zip(states, batch, strict=True)
+                    tables.imported_game(state, source)
+                    for state, (_, source) in zip(states, batch, strict=True)
                 )
-            added = _put_at_table(session, table_code, written, max_people)
+            added = tables.link_imported(
+                session, table_code=table_code, imported=written, max_people=max_people
+            )
+        except TableError as error:  # the people limit, met meanwhile: nothing kept
+            raise ImportRefused(str(error)) from error
         except BaseException:
             session.rollback()
-            _remove(session, [state.game_id for state, _ in written])
+            _remove(session, [game.game_id for game in written])
             raise
     return Imported(added=added, already_there=outline.games - added)
 
@@ -217,36 +223,11 @@ def _check_people(session: Session, table_code: str, names: set[str], max_people
         )
 
 
-def _put_at_table(
-    session: Session, table_code: str, written: list[tuple[GameState, str]], max_people: int
-) -> int:
-    """Put the written games at the table in one transaction, the table locked: games an
-    import that finished meanwhile brought already are removed, the people limit is checked
-    again against who is at the table now. Returns how many games were added."""
-    begin_write(session)
-    known = tables.known_sources(session, table_code=table_code, lock=True)
-    kept = [(state, source) for state, source in written if source not in known]
-    names = {name for state, _ in kept for name in state.players}
-    people = tables.people_after(session, table_code=table_code, names=sorted(names))
-    if people > max_people:
-        raise ImportRefused(
-            f"The import would bring the table to {people} people; a table has at most "
-            f"{max_people} (TABLE_MAX_PEOPLE). Nothing was imported."
-        )
-    tables.add_recorded_games(session, table_code=table_code, recorded=kept)
-    games.reveal_games(session, game_ids=[state.game_id for state, _ in kept])
-    tables.sum_stats(session, table_code=table_code)
-    session.commit()
-    gone = [state.game_id for state, source in written if source in known]
-    _remove(session, gone)
-    return len(kept)
-
-
 def _remove(session: Session, game_ids: list[int]) -> None:
-    """Remove games an import wrote but did not keep."""
+    """Remove the games an import wrote hidden and did not keep."""
     if game_ids:
         begin_write(session)
-        games.remove_games(session, game_ids=game_ids)
+        games.remove_games(session, game_ids)
         session.commit()
 
 

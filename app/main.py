@@ -63,7 +63,6 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
             # database that is Crownkeeper's, brought up to date. Refused in one line.
             held = serve.open_database(chosen, engine)
             relay = await live.start(engine, load_state=partial(_load_for_live_pages, engine))
-            await asyncio.to_thread(housekeeping.redo_sums, engine)
             await housekeeping.purge(engine)
             purging = asyncio.create_task(housekeeping.purge_daily(engine))
             if chosen.backup_dir:

@@ -194,41 +194,6 @@ class PersonGame(SQLModel, table=True):
     won: bool = False
 
 
-class PersonSums(SQLModel, table=True):
-    """One person's sums over their finished table games, kept up to date on every save."""
-
-    __tablename__ = "person_sums"
-
-    person_id: int = Field(foreign_key="person.id", primary_key=True)
-    table_id: int = Field(foreign_key="play_table.id", index=True)
-    games: int = 0
-    wins: int = 0
-    full_games: int = 0
-    full_points: int = 0
-    best_total: int | None = None
-    worst_total: int | None = None
-    rounds: int = 0
-    went_out: int = 0
-    points: int = 0
-    zero_rounds: int = 0
-    solitaire_played: int = 0
-    solitaire_won: int = 0
-    solitaire_best: int | None = None
-
-
-class PairSums(SQLModel, table=True):
-    """Two people's finished games together, and how often each finished lower."""
-
-    __tablename__ = "pair_sums"
-
-    person_id: int = Field(foreign_key="person.id", primary_key=True)
-    other_id: int = Field(foreign_key="person.id", primary_key=True)
-    table_id: int = Field(foreign_key="play_table.id", index=True)
-    games: int = 0
-    lower: int = 0
-    higher: int = 0
-
-
 class CreateCount(SQLModel, table=True):
     """How many games and tables one client address started in one window of
     CREATE_RATE_LIMIT (such as its minute), kept in the database so that every worker, every
@@ -241,12 +206,3 @@ class CreateCount(SQLModel, table=True):
     created: int
     resets_at: float = Field(index=True)
     """When the window closes, in seconds since 1970 (UTC): the next creation opens a new one."""
-
-
-class StaleSums(SQLModel, table=True):
-    """A table whose stored sums were made by an older way of counting (a migration that
-    changes what counts lists the tables here): the server sums them again on start."""
-
-    __tablename__ = "stale_sums"
-
-    table_id: int = Field(foreign_key="play_table.id", primary_key=True)

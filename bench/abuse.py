@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -470,10 +471,203 @@ def big_table(folder: str) -> None:
         server.stop()
 
 
+EIGHT_MIB = 8 * 1024 * 1024
+LARGEST_PLAYERS = 14
+
+
+def hostile_body(kind: str) -> bytes:
+    """An 8 MiB import body of one hostile kind (tests/test_import_bodies.py sends the same)."""
+    bodies = {
+        "unterminated string": lambda: b'{"format": 1, "games": ["' + b"a" * EIGHT_MIB,
+        "quote and escaped quotes": lambda: b'"' + b'\\"' * (EIGHT_MIB // 2),
+        "runs of escapes": lambda: b'{"format": 1, "name": "' + b"\\\\" * (EIGHT_MIB // 2),
+        "deep nesting": lambda: b"[" * EIGHT_MIB,
+        "a million empty games": lambda: (
+            b'{"format": 1, "games": [' + b"{}," * (EIGHT_MIB // 3) + b"{}]}"
+        ),
+        "huge number": lambda: b'{"format": 1, "games": [], "name": ' + b"9" * EIGHT_MIB + b"}",
+        "huge float": lambda: (
+            b'{"format": 1, "games": [], "name": 0.' + b"9" * EIGHT_MIB + b"e99999}"
+        ),
+    }
+    return bodies[kind]()
+
+
+HOSTILE_KINDS = (
+    "unterminated string",
+    "quote and escaped quotes",
+    "runs of escapes",
+    "deep nesting",
+    "a million empty games",
+    "huge number",
+    "huge float",
+)
+
+
+def post_status(server: Server, path: str, body: bytes, timeout: float = 300) -> int:
+    """The status of a POST (4xx and 5xx included)."""
+    request = urllib.request.Request(server.base + path, body, {"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        error.read()
+        return error.code
+
+
+def hostile_imports(folder: str) -> None:
+    server = Server(folder, Path(folder) / "hostile.log", IMPORT_MAX_BYTES=str(EIGHT_MIB + 64))
+    try:
+        table = server.post("/api/tables", {"name": "The Bench"})["code"]
+        print(
+            "Hostile 8 MiB import bodies, one at a time (targets: 4xx in < 2 s, /healthz < 500 ms)"
+        )
+        verdicts = []
+        for kind in HOSTILE_KINDS:
+            body = hostile_body(kind)
+            health = Timer(server, "/healthz")
+            health.start()
+            began = time.monotonic()
+            status = post_status(server, f"/api/tables/{table}/import", body)
+            took = time.monotonic() - began
+            figures = health.stop()
+            worst = max(health.times, default=0)
+            ok = 400 <= status < 500 and took < 2 and worst < 500
+            verdicts.append(ok)
+            print(
+                f"  {kind:<26} {status} in {took:.2f} s; /healthz meanwhile {figures}  "
+                f"{'PASS' if ok else 'FAIL'}"
+            )
+    finally:
+        server.stop()
+
+
+def ten_imports(folder: str) -> None:
+    server = Server(folder, Path(folder) / "ten.log", IMPORT_MAX_BYTES=str(EIGHT_MIB + 64))
+    try:
+        codes = [server.post("/api/tables", {"name": f"Table {n}"})["code"] for n in range(10)]
+        people = [f"Person {n:03d}" for n in range(BIG_TABLE_PEOPLE)]
+        document = recorded_games(
+            IMPORT_GAMES,
+            lambda n: [people[(n * 7 + i * 37) % len(people)] for i in range(LARGEST_PLAYERS)],
+        )
+        for _ in range(20):
+            server.get("/healthz")
+        before = server.rss_mb()
+        peak = before
+        statuses: list[int] = []
+        health = Timer(server, "/healthz")
+        health.start()
+        began = time.monotonic()
+        senders = [
+            threading.Thread(
+                target=lambda code=code: statuses.append(
+                    post_status(server, f"/api/tables/{code}/import", document, timeout=600)
+                )
+            )
+            for code in codes
+        ]
+        for sender in senders:
+            sender.start()
+        while any(sender.is_alive() for sender in senders):
+            peak = max(peak, server.rss_mb())
+            time.sleep(0.05)
+        took = time.monotonic() - began
+        figures = health.stop()
+        time.sleep(5)
+        after = server.rss_mb()
+        print(
+            f"Ten imports at once: {IMPORT_GAMES} games of {LARGEST_PLAYERS} players among "
+            f"{BIG_TABLE_PEOPLE} names each ({len(document) / 2**20:.2f} MiB of JSON), "
+            f"statuses {sorted(statuses)}, all done in {took:.1f} s"
+        )
+        print(f"  /healthz meanwhile: {figures}")
+        ok = peak - before < 300
+        print(
+            f"  server RSS: {before:.1f} MB before, peak {peak:.1f} MB (grew "
+            f"{peak - before:.1f} MB; target < 300 MB), {after:.1f} MB 5 s after  "
+            f"{'PASS' if ok else 'FAIL'}"
+        )
+    finally:
+        server.stop()
+
+
+def import_beside_saves(folder: str) -> None:
+    server = Server(folder, Path(folder) / "beside.log", IMPORT_MAX_BYTES=str(EIGHT_MIB + 64))
+    try:
+        table = server.post("/api/tables", {"name": "The Bench"})["code"]
+        people = [f"Person {n:03d}" for n in range(BIG_TABLE_PEOPLE)]
+        document = recorded_games(
+            IMPORT_GAMES,
+            lambda n: [people[(n * 7 + i * 37) % len(people)] for i in range(LARGEST_PLAYERS)],
+        )
+        # The largest import the limits allow: IMPORT_MAX_GAMES games of 14 players.
+        one = {"before": server.rss_mb()}
+        answer: dict = {}
+
+        def send() -> None:
+            answer["status"] = post_status(
+                server, f"/api/tables/{table}/import", document, timeout=600
+            )
+
+        saves: list[tuple[int, float]] = []
+        sender = threading.Thread(target=send)
+        began = time.monotonic()
+        sender.start()
+        while sender.is_alive():
+            game = server.post("/api/games", {"players": ["Ann", "Ben", "Cy"]})["code"]
+            for number in range(1, 12):
+                if not sender.is_alive():
+                    break
+                body = {"results": [{"went_out": True}, {"points": 20}, {"points": 20}]}
+                request = urllib.request.Request(
+                    f"{server.base}/api/games/{game}/rounds/{number}",
+                    json.dumps(body).encode(),
+                    {"content-type": "application/json"},
+                    method="PUT",
+                )
+                started = time.monotonic()
+                try:
+                    with urllib.request.urlopen(request, timeout=30) as response:
+                        response.read()
+                        status = response.status
+                except urllib.error.HTTPError as error:
+                    status = error.code
+                saves.append((status, (time.monotonic() - started) * 1000))
+                time.sleep(0.05)
+        took = time.monotonic() - began
+        times = [ms for _, ms in saves]
+        statuses = sorted({status for status, _ in saves})
+        ok = statuses == [200] and max(times, default=0) < 1000
+        print(
+            f"The largest import ({IMPORT_GAMES} games of {LARGEST_PLAYERS} players among "
+            f"{BIG_TABLE_PEOPLE} names, {len(document) / 2**20:.2f} MiB): {answer.get('status')} "
+            f"in {took:.1f} s (RSS {one['before']:.0f} MB before)"
+        )
+        print(
+            f"  rounds saved to other games meanwhile: n={len(times)}, statuses {statuses}, "
+            f"p50 {percentile(times, 0.5):.1f} ms, p99 {percentile(times, 0.99):.1f} ms, "
+            f"max {max(times, default=0):.1f} ms (target: all 200 in < 1000 ms)  "
+            f"{'PASS' if ok else 'FAIL'}"
+        )
+    finally:
+        server.stop()
+
+
 def main() -> int:
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="crownkeeper-abuse-") as folder:
-        parts = (big_bodies, many_streams, held_connections, big_import, big_table)
+        parts = (
+            big_bodies,
+            many_streams,
+            held_connections,
+            big_import,
+            big_table,
+            hostile_imports,
+            ten_imports,
+            import_beside_saves,
+        )
         chosen = [p for p in parts if not sys.argv[1:] or p.__name__ in sys.argv[1:]]
         for part in chosen:
             sub = Path(folder) / part.__name__

@@ -9,7 +9,7 @@ from .records import (
     add_recorded_game,
     add_recorded_games,
     check_recorded_game,
-    reveal_games,
+    show_recorded_games,
 )
 from .seating import add_player, clean_names, remove_player, return_player
 from .service import (
@@ -95,12 +95,12 @@ __all__ = [
     "parse_cards",
     "purge_deleted",
     "rematch_game",
-    "remove_games",
-    "reveal_games",
     "remove_player",
     "replace_keeper_code",
     "restore_game",
     "return_player",
+    "remove_games",
     "save_round",
+    "show_recorded_games",
     "uids_of",
 ]

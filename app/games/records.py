@@ -6,21 +6,27 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import insert, update
 from sqlmodel import Session, col
 
-from ..models import Game, GameRound, Seat, SeatScore, new_uid, utc_now
+from ..models import Game, GameRound, Seat, SeatScore, new_uid
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, Decks
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder
 from ..rules.scoring import SeatResult, score_round
 from . import store
 from .seating import clean_names
 from .service import score_pile_result
-from .state import GameError, GameMode, GameState, PlayerState, RoundState
+from .state import RESTORE_DAYS, GameError, GameMode, GameState, PlayerState, RoundState
 from .store import new_code
+
+HIDDEN_HOURS = 1
+"""How long a hidden game waits to be shown before the purge may remove it: an import
+never takes that long."""
+ID_CHUNK = 1000
+"""Ids in one IN (...): within what every database takes."""
 
 
 @dataclass(frozen=True)
@@ -234,21 +240,25 @@ def add_recorded_games(
     session: Session, recorded: Sequence[RecordedGame], *, hidden: bool = False
 ) -> list[GameState]:
     """Write checked games inside the caller's transaction: one INSERT a kind of row (games,
-    seats, rounds, results), whatever their number. Returns each game as written. Hidden
-    games are written as deleted until reveal_games (an import's, until it is all in)."""
+    seats, rounds, results), whatever their number. Returns each game as written. hidden:
+    written as games deleted long ago, seen nowhere until show_recorded_games, and removed
+    by the purge within HIDDEN_HOURS if never shown (an import cut short leaves nothing)."""
     if not recorded:
         return []
-    hidden_since = {"deleted_at": utc_now()} if hidden else {}
+    rows = [game.game for game in recorded]
+    if hidden:
+        hidden_at = datetime.now(UTC) - timedelta(days=RESTORE_DAYS) + timedelta(hours=HIDDEN_HOURS)
+        rows = [{**row, "deleted_at": hidden_at} for row in rows]
+    games, seats, rounds = Game.__table__, Seat.__table__, GameRound.__table__  # type: ignore[attr-defined]
+    # Core, not the ORM: a big import's rows go straight to the database.
     game_ids = (
-        session.execute(
-            insert(Game).returning(Game.id, sort_by_parameter_order=True),
-            [{**game.game, **hidden_since} for game in recorded],
-        )
+        session.connection()
+        .execute(insert(games).returning(games.c.id, sort_by_parameter_order=True), rows)
         .scalars()
         .all()
     )
-    session.execute(
-        insert(Seat),
+    session.connection().execute(
+        insert(seats),
         [
             {**seat, "game_id": game_id}
             for game, game_id in zip(recorded, game_ids, strict=True)
@@ -256,8 +266,9 @@ def add_recorded_games(
         ],
     )
     round_ids = (
-        session.execute(
-            insert(GameRound).returning(GameRound.id, sort_by_parameter_order=True),
+        session.connection()
+        .execute(
+            insert(rounds).returning(rounds.c.id, sort_by_parameter_order=True),
             [
                 {**plan, "game_id": game_id}
                 for game, game_id in zip(recorded, game_ids, strict=True)
@@ -276,17 +287,27 @@ def add_recorded_games(
                 {**row, "round_id": round_id} for row in game.scores.get(plan["number"], ())
             )
     if score_rows:
-        session.execute(insert(SeatScore), score_rows)
+        session.connection().execute(insert(SeatScore.__table__), score_rows)  # type: ignore[attr-defined]
     return [
         replace(game.state, game_id=game_id)
         for game, game_id in zip(recorded, game_ids, strict=True)
     ]
 
 
-def reveal_games(session: Session, *, game_ids: Sequence[int]) -> None:
-    """Bring hidden games out, inside the caller's transaction."""
-    if game_ids:
-        session.execute(update(Game).where(col(Game.id).in_(game_ids)).values(deleted_at=None))
+def show_recorded_games(session: Session, game_ids: Sequence[int]) -> int:
+    """Bring hidden games into view (inside the caller's transaction); how many were still
+    there to bring (fewer when the purge took some)."""
+    shown = 0
+    for start in range(0, len(game_ids), ID_CHUNK):
+        chunk = game_ids[start : start + ID_CHUNK]
+        result = session.execute(
+            update(Game)
+            .where(col(Game.id).in_(chunk), col(Game.deleted_at).is_not(None))
+            .values(deleted_at=None)
+            .execution_options(synchronize_session=False)
+        )
+        shown += result.rowcount  # type: ignore[attr-defined]
+    return shown
 
 
 def add_recorded_game(session: Session, **record: Any) -> GameState:

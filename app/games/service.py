@@ -451,15 +451,15 @@ def purge_deleted(session: Session, *, now: datetime | None = None) -> int:
     if not game_ids:
         session.rollback()
         return 0
-    remove_games(session, game_ids=[game_id for game_id in game_ids if game_id is not None])
+    remove_games(session, game_ids)
     session.commit()
     return len(game_ids)
 
 
-def remove_games(session: Session, *, game_ids: Sequence[int]) -> None:
-    """Remove these games for good, inside the caller's write transaction: their rounds,
-    seats, results and replaced codes, and whatever the purge listeners keep of them."""
-    changes.tell_purged(session, list(game_ids))
+def remove_games(session: Session, game_ids: Sequence[int]) -> None:
+    """Remove games for good inside the caller's write transaction: their rounds, seats,
+    results and replaced codes, and whatever the purge listeners keep of them."""
+    changes.tell_purged(session, game_ids)
     round_ids = select(GameRound.id).where(col(GameRound.game_id).in_(game_ids))
     for statement in (
         delete(SeatScore).where(col(SeatScore.round_id).in_(round_ids)),

@@ -326,12 +326,3 @@ class GameChange:
     """For a rematch just started: the id of the game it follows."""
     rematch_seats: tuple[int, ...] = ()
     """For a rematch: the seats of the game it follows that its players sat in, in order."""
-
-    @property
-    def counted_before(self) -> bool:
-        """The game counted in stats before this change (finished and not deleted)."""
-        return self.before is not None and self.before.finished and not self.before.deleted
-
-    @property
-    def counted_after(self) -> bool:
-        return self.after.finished and not self.after.deleted

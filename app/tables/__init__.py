@@ -3,7 +3,6 @@ operations and the one read of a table), sums.py (each game's copy and the stats
 step with every change to a game)."""
 
 from .service import (
-    add_recorded_games,
     check_keeper_code,
     check_room_for,
     clean_table_name,
@@ -12,6 +11,7 @@ from .service import (
     game_codes,
     is_keeper_code,
     known_sources,
+    link_imported,
     load_person,
     load_table,
     merge_people,
@@ -19,10 +19,8 @@ from .service import (
     people_after,
     person_named,
     recently_deleted,
-    redo_stale_sums,
     rename_person,
     start_game,
-    sum_stats,
 )
 from .state import (
     TABLE_NAME_LENGTH,
@@ -39,7 +37,7 @@ from .state import (
     TableState,
     TableSummary,
 )
-from .sums import forget_games, record_change
+from .sums import ImportedGame, forget_games, imported_game, record_change
 
 __all__ = [
     "TABLE_NAME_LENGTH",
@@ -55,7 +53,8 @@ __all__ = [
     "TableNotFound",
     "TableState",
     "TableSummary",
-    "add_recorded_games",
+    "ImportedGame",
+    "imported_game",
     "check_keeper_code",
     "check_room_for",
     "clean_table_name",
@@ -65,6 +64,7 @@ __all__ = [
     "game_codes",
     "is_keeper_code",
     "known_sources",
+    "link_imported",
     "load_person",
     "load_table",
     "merge_people",
@@ -73,8 +73,6 @@ __all__ = [
     "people_after",
     "person_named",
     "recently_deleted",
-    "redo_stale_sums",
     "rename_person",
     "start_game",
-    "sum_stats",
 ]

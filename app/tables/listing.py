@@ -1,5 +1,5 @@
-"""The rows behind a table's answer: its games as listed, its people's stored stats, and
-its people in the order they last played."""
+"""The rows behind a table's answer: its games as listed, and its people in the order they
+last played."""
 
 from __future__ import annotations
 
@@ -8,17 +8,8 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, col, func, select
 
-from ..models import (
-    PersonGame,
-    PersonSums,
-    TableGame,
-)
-from ..rules.stats import PersonStats, PersonTotals, stats_from_totals
-from .state import (
-    SeatView,
-    TableGameView,
-)
-from .sums import SUM_FIELDS
+from ..models import PersonGame, TableGame
+from .state import SeatView, TableGameView
 
 
 def game_views(
@@ -63,16 +54,6 @@ def game_views(
         )
         for game_id, code, watch_code, created_at, finished, saved, count in listed
     ]
-
-
-def person_stats(session: Session, table_id: int) -> dict[int, PersonStats]:
-    rows = session.exec(
-        select(PersonSums).where(PersonSums.table_id == table_id).order_by(PersonSums.person_id)
-    ).all()
-    return {
-        row.person_id: stats_from_totals(PersonTotals(**{f: getattr(row, f) for f in SUM_FIELDS}))
-        for row in rows
-    }
 
 
 def most_recent_first(

@@ -139,7 +139,7 @@ def _work_out(history: TableHistory, period: Period) -> Season:
         period=period,
         years=history.years,
         games=games,
-        stats=None if period.all_time else table_stats(lines),
+        stats=table_stats(lines),
         versus=versus,
         opponents=opponents,
         streaks=streaks,

@@ -1,8 +1,9 @@
 """The tables service: a group of people who play together, their games and their stats.
 
 It keeps its own records (people, which game each played, each game's result for each of
-them), kept in step with every change to a game by sums.record_change, so a table's stats
-are sums over small rows. It reaches games only through the games service's functions."""
+them), kept in step with every change to a game by sums.record_change; every figure it
+shows is worked out from them in one place (seasons.py). It reaches games only through the
+games service's functions."""
 
 from __future__ import annotations
 
@@ -10,19 +11,16 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from sqlmodel import Session, col, delete, func, or_, select
+from sqlmodel import Session, col, func, or_, select
 
 from .. import games
 from ..db import begin_write, locked
 from ..games import GameMode, GameState, OpenGame
 from ..models import (
     MergedPerson,
-    PairSums,
     Person,
     PersonGame,
-    PersonSums,
     PlayTable,
-    StaleSums,
     TableGame,
 )
 from ..names import UnreadableText, looks_blank, person_key, plain_name
@@ -30,7 +28,7 @@ from ..rules.schedule import RoundOrder
 from ..rules.seasons import Period
 from ..rules.stats import PersonStats
 from . import seasons
-from .listing import game_views, most_recent_first, person_stats
+from .listing import game_views, most_recent_first
 from .state import (
     TABLE_NAME_LENGTH,
     DeletedGame,
@@ -43,7 +41,7 @@ from .state import (
     TableState,
     TableSummary,
 )
-from .sums import link_game, link_games, people_for, sum_table
+from .sums import ImportedGame, link_game, link_imported_games, people_for
 
 
 def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
@@ -108,11 +106,10 @@ def load_table(
     table = _find(session, code, for_edit=False)
     state = _state(session, table, games_limit=games_limit)
     chosen = seasons.season(session, table_id=table.id or 0, period=period or Period())
-    stats = chosen.stats
     people = tuple(
         replace(
             person,
-            stats=person.stats if stats is None else stats.get(person.id, PersonStats()),
+            stats=chosen.stats.get(person.id, PersonStats()),
             versus=chosen.versus.get(person.id, {}),
             opponents=chosen.opponents.get(person.id, 0),
         )
@@ -136,17 +133,6 @@ def load_person(
         session, table_id=table.id or 0, period=period, person_id=person_id
     )
     return state, replace(chosen, versus=versus)
-
-
-def redo_stale_sums(session: Session) -> int:
-    """Sum again the stats of every table a migration marked stale; how many there were."""
-    begin_write(session)
-    stale = list(session.exec(select(StaleSums.table_id).order_by(col(StaleSums.table_id))).all())
-    for table_id in stale:
-        sum_table(session, table_id)
-    session.execute(delete(StaleSums))
-    session.commit()
-    return len(stale)
 
 
 def is_keeper_code(session: Session, *, code: str) -> bool:
@@ -293,13 +279,6 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
     for row in merged_rows:
         row.person_id = keep.id or 0
         session.add(row)
-    # Their sums go with them; the table's are summed again with their games as keep's.
-    session.execute(delete(PersonSums).where(col(PersonSums.person_id) == merged.id))
-    session.execute(
-        delete(PairSums).where(
-            or_(col(PairSums.person_id) == merged.id, col(PairSums.other_id) == merged.id)
-        )
-    )
     session.delete(merged)
     session.add(
         MergedPerson(
@@ -307,42 +286,72 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
         )
     )
     session.flush()
-    sum_table(session, table.id or 0)
     session.commit()
     return load_table(session, code=table_code)
 
 
-def add_recorded_games(
-    session: Session, *, table_code: str, recorded: Sequence[tuple[GameState, str]]
-) -> None:
-    """Put games just recorded (an import, inside the caller's transaction) at the table,
-    each with the stable id it came with: one INSERT a kind of row, whatever the number of
-    games. Call sum_stats once every game is in."""
-    table = _find(session, table_code)
+def link_imported(
+    session: Session, *, table_code: str, imported: Sequence[ImportedGame], max_people: int
+) -> int:
+    """Put the games an import wrote hidden at the table and bring them into view, in one
+    short write transaction with the table locked: the table sees all of them or none. Games
+    the table got meanwhile (the same document imported twice at once) are removed instead.
+    How many were added; TableError when the people would pass max_people (every game of
+    the import removed)."""
+    begin_write(session)
+    table = _find(session, table_code, lock=True)
     table_id = table.id or 0
-    names = {person_key(name): name for state, _ in recorded for name in state.players}
-    person_of = dict(zip(names, people_for(session, table_id, list(names.values())), strict=True))
-    link_games(
-        session,
-        table_id,
-        [
-            (state, [person_of[person_key(name)] for name in state.players], source_id)
-            for state, source_id in recorded
-        ],
+    known = _linked_sources(session, table_id)
+    fresh = [game for game in imported if game.source_id not in known]
+    again = [game.game_id for game in imported if game.source_id in known]
+    new_names = {person_key(name): name for game in fresh for name in game.names}
+    people = set(session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all())
+    if len(people | set(new_names)) > max_people:
+        games.remove_games(session, [game.game_id for game in imported])
+        session.commit()
+        raise TableError(
+            f"The import would bring the table to {len(people | set(new_names))} people; a "
+            f"table has at most {max_people} (TABLE_MAX_PEOPLE). Nothing was imported."
+        )
+    person_of = dict(
+        zip(new_names, people_for(session, table_id, list(new_names.values())), strict=True)
     )
-
-
-def sum_stats(session: Session, *, table_code: str) -> None:
-    """Sum everyone's stats at the table again (after an import)."""
-    sum_table(session, _find(session, table_code).id or 0)
+    if games.show_recorded_games(session, [game.game_id for game in fresh]) != len(fresh):
+        session.rollback()
+        raise TableError("The import took too long and was let go. Import the file again.")
+    link_imported_games(session, table_id, fresh, person_of)
+    if again:
+        games.remove_games(session, again)
+    session.commit()
+    return len(fresh)
 
 
 def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> int:
     """How many people the table would have with these names among them (names match
-    people as the table's people are kept: names.person_key)."""
+    people as tables match them: names.person_key)."""
     table = _find(session, table_code, for_edit=False)
     known = set(session.exec(select(Person.folded_name).where(Person.table_id == table.id)).all())
-    return len(known | {person_key(name) for name in names})
+    for name in names:
+        try:
+            known.add(person_key(name))
+        except UnreadableText:
+            continue
+    return len(known)
+
+
+def known_sources(session: Session, *, table_code: str) -> set[str]:
+    """Stable ids of games already at the table: its own games' ids and those imported."""
+    table = _find(session, table_code, for_edit=False)
+    return _linked_sources(session, table.id or 0)
+
+
+def _linked_sources(session: Session, table_id: int) -> set[str]:
+    rows = session.exec(
+        select(TableGame.game_id, TableGame.source_id).where(TableGame.table_id == table_id)
+    ).all()
+    known = {source for _, source in rows if source}
+    known.update(games.uids_of(session, game_ids=[game_id for game_id, _ in rows]))
+    return known
 
 
 def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:
@@ -368,19 +377,6 @@ def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:
         if game_id in dates
     ]
     return sorted(deleted, key=lambda game: game.deleted_at, reverse=True)
-
-
-def known_sources(session: Session, *, table_code: str, lock: bool = False) -> set[str]:
-    """Stable ids of games already at the table: its own games' ids and those imported.
-    With lock (inside a write transaction), the table stays locked until it ends, so a
-    second import waits for this one and then finds its games known."""
-    table = _find(session, table_code, for_edit=False, lock=lock)
-    rows = session.exec(
-        select(TableGame.game_id, TableGame.source_id).where(TableGame.table_id == table.id)
-    ).all()
-    known = {source for _, source in rows if source}
-    known.update(games.uids_of(session, game_ids=[game_id for game_id, _ in rows]))
-    return known
 
 
 def game_codes(session: Session, *, table_code: str) -> list[str]:
@@ -447,7 +443,6 @@ def _state(session: Session, table: PlayTable, *, games_limit: int | None = None
         .select_from(TableGame)
         .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
     ).one()
-    stats = person_stats(session, table.id or 0)
     return TableState(
         code=table.code,
         watch_code=table.watch_code,
@@ -457,7 +452,7 @@ def _state(session: Session, table: PlayTable, *, games_limit: int | None = None
             PersonView(
                 id=person_id,
                 name=names[person_id],
-                stats=stats.get(person_id, PersonStats()),
+                stats=PersonStats(),
                 versus={},
             )
             for person_id in most_recent_first(session, table.id or 0, names, listed)

@@ -80,14 +80,13 @@ class TableGameView(NamedTuple):
 
 @dataclass(frozen=True)
 class Season:
-    """Everything a table shows for one period (stats None for all time: the running sums
-    hold those); versus: each person's head to head against those they played most, and
-    opponents: how many they played with in all."""
+    """Everything a table shows for one period (all time too); versus: each person's head
+    to head against those they played most, and opponents: how many they played with."""
 
     period: Period
     years: list[int]
     games: list[FinishedGame]
-    stats: dict[int, PersonStats] | None
+    stats: dict[int, PersonStats]
     versus: dict[int, dict[int, HeadToHead]]
     opponents: dict[int, int]
     streaks: dict[int, Streaks]

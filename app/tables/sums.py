@@ -1,26 +1,22 @@
 """A table's copy of its games, kept in step with every change to them: which person sat in
-each seat and their result, and each person's and pair's sums. A change to a game updates
-its rows by seat and the sums of its people by SQL arithmetic, never by reading them back,
-so a table's stats are sums over small rows, never a replay of every game."""
+each seat and their result. A change to a game updates its rows by seat, never by reading
+them back; the figures are worked out from these rows (seasons.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, insert, not_, true, update
-from sqlalchemy.orm import aliased
-from sqlmodel import Session, col, delete, func, or_, select
+from sqlalchemy import bindparam, insert, update
+from sqlmodel import Session, col, delete, select
 
-from ..db import upsert_from_select
 from ..games import GameChange, GameState
-from ..models import PairSums, Person, PersonGame, PersonSums, Seat, TableGame, utc_now
+from ..models import Person, PersonGame, TableGame, utc_now
 from ..names import person_key
-from ..rules.stats import PersonTotals, game_outcomes
+from ..rules.stats import game_outcomes
 from .state import TableError
-
-SUM_FIELDS = [f.name for f in fields(PersonTotals)]
 
 
 def record_change(session: Session, change: GameChange) -> None:
@@ -49,8 +45,6 @@ def record_change(session: Session, change: GameChange) -> None:
         .values({name: bindparam(f"b_{name}") for name in results[0] if name != "position"}),
         [{"b_game_id": after.game_id, **{f"b_{k}": v for k, v in row.items()}} for row in results],
     )
-    if change.counted_before or change.counted_after:
-        sum_game(session, after.game_id)
 
 
 def link_game(
@@ -63,8 +57,6 @@ def link_game(
 ) -> None:
     """Put a game at the table, the person in each seat with their result so far."""
     link_games(session, table_id, [(state, person_ids, source_id)])
-    if state.finished and not state.deleted:
-        sum_game(session, state.game_id)
 
 
 def link_games(
@@ -95,6 +87,71 @@ def link_games(
             {"table_id": table_id, "game_id": state.game_id, "person_id": person, **result}
             for state, person_ids, _ in games
             for person, result in zip(person_ids, _results(state), strict=True)
+        ],
+    )
+
+
+@dataclass(frozen=True)
+class ImportedGame:
+    """A game an import wrote hidden, as its table will hold it once it is linked: its
+    listing, and each seat's name and result."""
+
+    game_id: int
+    source_id: str
+    created_at: datetime
+    listing: dict[str, Any]
+    names: tuple[str, ...]
+    results: tuple[dict[str, Any], ...]
+
+
+def imported_game(state: GameState, source_id: str) -> ImportedGame:
+    """What the table keeps of a game an import wrote (and nothing more, so that an import
+    holds only this of each game until it links them all)."""
+    return ImportedGame(
+        game_id=state.game_id,
+        source_id=source_id,
+        created_at=state.created_at or utc_now(),
+        listing=_listing(state),
+        names=state.players,
+        results=tuple(_results(state)),
+    )
+
+
+def link_imported_games(
+    session: Session,
+    table_id: int,
+    imported: Sequence[ImportedGame],
+    person_of: dict[str, int],
+) -> None:
+    """Put imported games at the table, each seat's person found by person_key of its name
+    in person_of: one INSERT for the list, one for the seats, straight to the database."""
+    if not imported:
+        return
+    connection = session.connection()
+    connection.execute(
+        insert(TableGame.__table__),  # type: ignore[attr-defined]
+        [
+            {
+                "table_id": table_id,
+                "game_id": game.game_id,
+                "source_id": game.source_id,
+                "created_at": game.created_at,
+                **game.listing,
+            }
+            for game in imported
+        ],
+    )
+    connection.execute(
+        insert(PersonGame.__table__),  # type: ignore[attr-defined]
+        [
+            {
+                "table_id": table_id,
+                "game_id": game.game_id,
+                "person_id": person_of[person_key(name)],
+                **result,
+            }
+            for game in imported
+            for name, result in zip(game.names, game.results, strict=True)
         ],
     )
 
@@ -212,168 +269,6 @@ def _link_rematch(session: Session, change: GameChange) -> None:
         return
     kept = change.rematch_seats or tuple(range(len(seated)))
     link_game(session, seated[0][0], change.after, [seated[seat][1] for seat in kept])
-
-
-def sum_game(session: Session, game_id: int) -> None:
-    """Sum again the stats of the people of one game, and of each pair of them: one
-    statement a table of sums."""
-    people = select(PersonGame.person_id).where(PersonGame.game_id == game_id)
-    _upsert_sums(
-        session, col(Person.id).in_(people), _pairs(lambda first: first.game_id == game_id)
-    )
-
-
-def sum_table(session: Session, table_id: int) -> None:
-    """Sum again everyone's stats at the table (after a merge, or many games at once)."""
-    for model in (PersonSums, PairSums):
-        session.execute(delete(model).where(col(model.table_id) == table_id))
-    pairs = _pairs(
-        lambda first: and_(first.table_id == table_id, first.counted, not_(first.solitaire))
-    )
-    _upsert_sums(session, col(Person.table_id) == table_id, pairs)
-
-
-def _pairs(chosen: Any) -> Any:
-    """Every two people who sat in the same game, for the games `chosen` picks (given the
-    first person's row of the game)."""
-    first, second = aliased(PersonGame), aliased(PersonGame)
-    return (
-        select(
-            first.person_id.label("person_id"),
-            second.person_id.label("other_id"),
-            first.table_id.label("table_id"),
-        )
-        .join(second, and_(second.game_id == first.game_id, second.person_id != first.person_id))
-        .where(chosen(first))
-        .distinct()
-    )
-
-
-def _upsert_sums(session: Session, chosen_people: Any, pairs: Any) -> None:
-    """Each chosen person's sums over their finished games, and the sums of the given pairs,
-    worked out and written by the database."""
-    # A game someone played no round of (they left before their first) is no game of theirs.
-    played = and_(col(PersonGame.counted), col(PersonGame.rounds) > 0)
-    together = and_(played, not_(col(PersonGame.solitaire)))
-    full = and_(together, col(PersonGame.full_game))
-    alone = and_(played, col(PersonGame.solitaire))
-
-    def count_if(condition: Any) -> Any:
-        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
-
-    def sum_if(condition: Any, column: Any) -> Any:
-        return func.coalesce(func.sum(case((condition, column), else_=0)), 0)
-
-    person_sums = (
-        select(
-            col(Person.id),
-            col(Person.table_id),
-            count_if(together),
-            count_if(and_(together, col(PersonGame.won))),
-            count_if(full),
-            sum_if(full, PersonGame.total),
-            func.min(case((full, PersonGame.total))),
-            func.max(case((full, PersonGame.total))),
-            sum_if(together, PersonGame.rounds),
-            sum_if(together, PersonGame.went_out),
-            # Points scored in rounds: a joined player's start points are in no round.
-            sum_if(together, PersonGame.total - func.coalesce(Seat.start_points, 0)),
-            sum_if(together, PersonGame.zero_rounds),
-            count_if(alone),
-            count_if(and_(alone, col(PersonGame.won))),
-            # Like other games, solitaire's best counts games of every pile only.
-            func.min(case((and_(alone, col(PersonGame.full_game)), PersonGame.total))),
-        )
-        .select_from(Person)
-        .outerjoin(
-            PersonGame,
-            and_(col(PersonGame.person_id) == col(Person.id), col(PersonGame.counted)),
-        )
-        .outerjoin(
-            Seat,
-            and_(
-                col(Seat.game_id) == col(PersonGame.game_id),
-                col(Seat.position) == col(PersonGame.position),
-            ),
-        )
-        .where(chosen_people)
-        .group_by(col(Person.id), col(Person.table_id))
-    )
-    upsert_from_select(
-        session, PersonSums, ["person_id", "table_id", *SUM_FIELDS], person_sums, ["person_id"]
-    )
-    chosen = pairs.subquery()
-    mine, theirs = aliased(PersonGame), aliased(PersonGame)
-    mine_seat, their_seat = aliased(Seat), aliased(Seat)
-
-    def lower(first: Any, second: Any) -> Any:
-        # Fewer points, or the same and the tie-break's winner against its loser.
-        return case(
-            (
-                or_(
-                    first.total < second.total,
-                    and_(first.total == second.total, first.won, not_(second.won)),
-                ),
-                1,
-            ),
-            else_=0,
-        )
-
-    # A game counts for two people only when both played it and sat at the table at its end.
-    together_sums = (
-        select(
-            mine.person_id.label("person_id"),
-            theirs.person_id.label("other_id"),
-            func.count().label("games"),
-            func.sum(lower(mine, theirs)).label("lower"),
-            func.sum(lower(theirs, mine)).label("higher"),
-        )
-        .join(theirs, and_(theirs.game_id == mine.game_id, theirs.person_id != mine.person_id))
-        .join(
-            mine_seat,
-            and_(mine_seat.game_id == mine.game_id, mine_seat.position == mine.position),
-        )
-        .join(
-            their_seat,
-            and_(their_seat.game_id == theirs.game_id, their_seat.position == theirs.position),
-        )
-        .where(
-            mine.counted,
-            not_(mine.solitaire),
-            mine.rounds > 0,
-            theirs.rounds > 0,
-            col(mine_seat.left_round).is_(None),
-            col(their_seat.left_round).is_(None),
-            mine.person_id.in_(select(chosen.c.person_id)),
-        )
-        .group_by(mine.person_id, theirs.person_id)
-        .subquery()
-    )
-    pair_sums = (
-        select(
-            chosen.c.person_id,
-            chosen.c.other_id,
-            chosen.c.table_id,
-            func.coalesce(together_sums.c.games, 0),
-            func.coalesce(together_sums.c.lower, 0),
-            func.coalesce(together_sums.c.higher, 0),
-        )
-        .outerjoin(
-            together_sums,
-            and_(
-                together_sums.c.person_id == chosen.c.person_id,
-                together_sums.c.other_id == chosen.c.other_id,
-            ),
-        )
-        .where(true())
-    )
-    upsert_from_select(
-        session,
-        PairSums,
-        ["person_id", "other_id", "table_id", "games", "lower", "higher"],
-        pair_sums,
-        ["person_id", "other_id"],
-    )
 
 
 def forget_games(session: Session, game_ids: Sequence[int]) -> None:
