@@ -34,7 +34,7 @@ from .rules.cards import RANK_CODES, CardError, parse_card
 from .rules.scoring import RoundError, SeatResult
 from .tables import TableError
 
-IMPORT_BATCH = 100
+IMPORT_BATCH = 50
 """Games checked and written together: one short transaction, one INSERT a kind of row."""
 IMPORTS_AT_ONCE = 1
 """Imports this process works on at once; the rest wait their turn, so ten large imports

@@ -304,7 +304,9 @@ def link_imported(
     known = _linked_sources(session, table_id)
     fresh = [game for game in imported if game.source_id not in known]
     again = [game.game_id for game in imported if game.source_id in known]
-    new_names = {person_key(name): name for game in fresh for name in game.names}
+    new_names = {
+        key: name for game in fresh for key, name in zip(game.keys, game.names, strict=True)
+    }
     people = set(session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all())
     if len(people | set(new_names)) > max_people:
         games.remove_games(session, [game.game_id for game in imported])

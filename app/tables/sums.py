@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, update
 from sqlmodel import Session, col, delete, select
 
+from ..db import insert_plain_rows
 from ..games import GameChange, GameState
 from ..models import Person, PersonGame, TableGame, utc_now
 from ..names import person_key
@@ -101,6 +102,8 @@ class ImportedGame:
     created_at: datetime
     listing: dict[str, Any]
     names: tuple[str, ...]
+    keys: tuple[str, ...]
+    """Each seat's name as the table matches it (names.person_key), worked out beforehand."""
     results: tuple[dict[str, Any], ...]
 
 
@@ -113,6 +116,7 @@ def imported_game(state: GameState, source_id: str) -> ImportedGame:
         created_at=state.created_at or utc_now(),
         listing=_listing(state),
         names=state.players,
+        keys=tuple(person_key(name) for name in state.players),
         results=tuple(_results(state)),
     )
 
@@ -123,8 +127,8 @@ def link_imported_games(
     imported: Sequence[ImportedGame],
     person_of: dict[str, int],
 ) -> None:
-    """Put imported games at the table, each seat's person found by person_key of its name
-    in person_of: one INSERT for the list, one for the seats, straight to the database."""
+    """Put imported games at the table, each seat's person found by its name's key in
+    person_of: one INSERT for the list, one for the seats, straight to the database."""
     if not imported:
         return
     connection = session.connection()
@@ -141,17 +145,18 @@ def link_imported_games(
             for game in imported
         ],
     )
-    connection.execute(
-        insert(PersonGame.__table__),  # type: ignore[attr-defined]
+    insert_plain_rows(
+        session,
+        PersonGame.__table__,
         [
             {
                 "table_id": table_id,
                 "game_id": game.game_id,
-                "person_id": person_of[person_key(name)],
+                "person_id": person_of[key],
                 **result,
             }
             for game in imported
-            for name, result in zip(game.names, game.results, strict=True)
+            for key, result in zip(game.keys, game.results, strict=True)
         ],
     )
 
