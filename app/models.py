@@ -122,6 +122,9 @@ class PlayTable(SQLModel, table=True):
     watch_code: str = Field(unique=True, max_length=64)
     name: str = Field(max_length=60)
     created_at: datetime = Field(default_factory=utc_now)
+    version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """Advanced by every change to the table (its games, its people): what a server keeps of
+    the table's figures is current while this is what it was kept against."""
 
 
 class Person(SQLModel, table=True):

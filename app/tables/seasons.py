@@ -87,6 +87,8 @@ class _Kept:
     them, and its seasons (all time apart, never pushed out by the others)."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
+    version: int | None = None
+    """The table's version the history was read at (or found unchanged at)."""
     fingerprints: dict[int, Fingerprint] = field(default_factory=dict)
     parts: dict[int, _Part] = field(default_factory=dict)
     history: TableHistory | None = None
@@ -99,11 +101,11 @@ _tables_lock = threading.Lock()
 _workers = threading.BoundedSemaphore(SEASON_WORKERS)
 
 
-def season(session: Session, *, table_id: int, period: Period) -> Season:
-    """The table's season: kept when nothing it reads changed since, else worked out (and
-    kept, within the table's bound)."""
+def season(session: Session, *, table_id: int, version: int, period: Period) -> Season:
+    """The table's season: kept when the table's version is the one it was kept against,
+    else worked out (and kept, within the table's bound)."""
     kept = _table_kept(session, table_id)
-    history = _current_history(session, table_id, kept)
+    history = _current_history(session, table_id, version, kept)
     with kept.lock:
         found = kept.all_time if period.all_time else kept.seasons.get(period)
         if found is not None and kept.history is history:
@@ -124,10 +126,11 @@ def season(session: Session, *, table_id: int, period: Period) -> Season:
 
 
 def person_versus(
-    session: Session, *, table_id: int, period: Period, person_id: int
+    session: Session, *, table_id: int, version: int, period: Period, person_id: int
 ) -> dict[int, HeadToHead]:
     """One person's whole head to head over the season, by the other person's id."""
-    return versus_of(season(session, table_id=table_id, period=period).games, person_id)
+    chosen = season(session, table_id=table_id, version=version, period=period)
+    return versus_of(chosen.games, person_id)
 
 
 def _work_out(history: TableHistory, period: Period) -> Season:
@@ -163,12 +166,17 @@ def _table_kept(session: Session, table_id: int) -> _Kept:
         return kept
 
 
-def _current_history(session: Session, table_id: int, kept: _Kept) -> TableHistory:
-    """The table's history as the database holds it now: the games whose fingerprint
-    changed read again (all of them the first time), the rest as kept."""
+def _current_history(session: Session, table_id: int, version: int, kept: _Kept) -> TableHistory:
+    """The table's history as the database holds it now: as kept while the table's version
+    is the one it was kept against; else the games whose fingerprint changed read again
+    (all of them the first time), the rest as kept."""
+    with kept.lock:
+        if kept.history is not None and kept.version == version:
+            return kept.history
     fingerprints = _fingerprints(session, table_id)
     with kept.lock:
         if kept.history is not None and fingerprints == kept.fingerprints:
+            kept.version = version
             return kept.history
         changed = [
             game for game, mark in fingerprints.items() if kept.fingerprints.get(game) != mark
@@ -183,7 +191,7 @@ def _current_history(session: Session, table_id: int, kept: _Kept) -> TableHisto
         gone = [game for game in before if game not in fingerprints]
         # A round saved to a game still going changes no season: those stay kept.
         moved = any(before.get(game) != parts.get(game) for game in [*changed, *gone])
-        kept.fingerprints, kept.parts = fingerprints, parts
+        kept.fingerprints, kept.parts, kept.version = fingerprints, parts, version
         if moved or kept.history is None:
             kept.history = _history(parts)
             kept.all_time, kept.seasons = None, OrderedDict()

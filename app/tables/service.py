@@ -41,7 +41,7 @@ from .state import (
     TableState,
     TableSummary,
 )
-from .sums import ImportedGame, link_game, link_imported_games, people_for
+from .sums import ImportedGame, advance, link_game, link_imported_games, people_for
 
 
 def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
@@ -105,7 +105,9 @@ def load_table(
     over the games finished then, streaks, records and ratings."""
     table = _find(session, code, for_edit=False)
     state = _state(session, table, games_limit=games_limit)
-    chosen = seasons.season(session, table_id=table.id or 0, period=period or Period())
+    chosen = seasons.season(
+        session, table_id=table.id or 0, version=table.version, period=period or Period()
+    )
     people = tuple(
         replace(
             person,
@@ -130,7 +132,7 @@ def load_person(
     if chosen is None:
         raise NoSuchPerson(f"Person {person_id} is not at this table.")
     versus = seasons.person_versus(
-        session, table_id=table.id or 0, period=period, person_id=person_id
+        session, table_id=table.id or 0, version=table.version, period=period, person_id=person_id
     )
     return state, replace(chosen, versus=versus)
 
@@ -217,6 +219,7 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
     person.name = cleaned
     person.folded_name = key
     session.add(person)
+    advance(session, [table.id or 0])
     session.commit()
     return load_table(session, code=table_code)
 
@@ -280,6 +283,7 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
         row.person_id = keep.id or 0
         session.add(row)
     session.delete(merged)
+    advance(session, [table.id or 0])
     session.add(
         MergedPerson(
             table_id=table.id or 0, person_id=merged.id or 0, name=merged.name, into_id=keep.id or 0

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, delete, select
 
 from ..db import insert_plain_rows
 from ..games import GameChange, GameState
-from ..models import Person, PersonGame, TableGame, utc_now
+from ..models import Person, PersonGame, PlayTable, TableGame, utc_now
 from ..names import person_key
 from ..rules.stats import game_outcomes
 from .state import TableError
@@ -34,6 +34,7 @@ def record_change(session: Session, change: GameChange) -> None:
     ).scalar()
     if table_id is None:
         return  # not a table's game
+    advance(session, [table_id])
     if change.joined_seat is not None:
         _seat_joined(session, table_id, after, change.joined_seat)
     results = _results(after)
@@ -69,6 +70,7 @@ def link_games(
     imported with): one INSERT for the list, one for the seats. The sums are the caller's."""
     if not games:
         return
+    advance(session, [table_id])
     session.execute(
         insert(TableGame),
         [
@@ -131,6 +133,7 @@ def link_imported_games(
     person_of: one INSERT for the list, one for the seats, straight to the database."""
     if not imported:
         return
+    advance(session, [table_id])
     connection = session.connection()
     connection.execute(
         insert(TableGame.__table__),  # type: ignore[attr-defined]
@@ -159,6 +162,17 @@ def link_imported_games(
             for key, result in zip(game.keys, game.results, strict=True)
         ],
     )
+
+
+def advance(session: Session, table_ids: Sequence[int]) -> None:
+    """Advance the tables' versions, inside the transaction that changes them: what a server
+    keeps of their figures is then known to be stale."""
+    if table_ids:
+        session.execute(
+            update(PlayTable)
+            .where(col(PlayTable.id).in_(table_ids))
+            .values(version=col(PlayTable.version) + 1)
+        )
 
 
 def people_for(session: Session, table_id: int, names: Sequence[str]) -> list[int]:
@@ -277,7 +291,9 @@ def _link_rematch(session: Session, change: GameChange) -> None:
 
 
 def forget_games(session: Session, game_ids: Sequence[int]) -> None:
-    """Drop the table's copy of games being removed for good (deleted long ago: their rows
-    no longer count in any sum, so no sum changes)."""
+    """Drop the table's copy of games being removed for good (deleted long ago: they count
+    in no figure, but the tables' versions move on, as with any change to them)."""
+    tables = select(TableGame.table_id).where(col(TableGame.game_id).in_(game_ids))
+    advance(session, list(session.exec(tables.distinct()).all()))
     session.execute(delete(PersonGame).where(col(PersonGame.game_id).in_(game_ids)))
     session.execute(delete(TableGame).where(col(TableGame.game_id).in_(game_ids)))
