@@ -118,3 +118,15 @@ def test_a_round_sent_twice_is_saved_once(client, new_game):
     other = dict(body, results=went_out_first(3, points=[0, 20, 13]))
     assert client.put(f"/api/games/{code}/rounds/1", json=other).status_code == 409
     assert client.get(f"/api/games/{code}").json()["totals"] == [0, 13, 20]
+
+
+def test_a_game_page_gone_is_answered_404_or_410_so_the_phone_lets_its_copy_go(client, new_game):
+    """The worker lets a kept copy go on 404 or 410 (templates/sw.js)."""
+    replaced, deleted = new_game(), new_game()
+    assert client.post(f"/api/games/{replaced['code']}/scorekeeper-code").status_code == 200
+    assert client.get(f"/g/{replaced['code']}").status_code == 410
+    assert client.delete(f"/api/games/{deleted['code']}").status_code == 200
+    assert client.get(f"/g/{deleted['code']}").status_code == 404
+    assert client.get(f"/g/{deleted['watch_code']}").status_code == 404
+    assert client.get("/g/no-such-game").status_code == 404
+
