@@ -1,6 +1,7 @@
 """What a phone keeps of the pages it opened, in a real Chromium at a phone's size: a copy
 of each game page and nothing else, let go when the server says the page is gone (the link
-replaced, the game deleted) and after 30 days unused."""
+replaced, the game deleted), when the player forgets the game on this phone, and after 30
+days unused."""
 
 import pytest
 from playwright.sync_api import Error, expect
@@ -44,6 +45,26 @@ def settled(page, kept=(), gone=()):
         arg=[list(kept), list(gone)],
         polling=100,
     )
+
+
+# The rounds this phone keeps (kept-rounds.js), with one more of code kept first if given.
+ROUNDS = """code => new Promise((resolve, reject) => {
+  const opening = indexedDB.open("crownkeeper", 1);
+  opening.onupgradeneeded = () => opening.result.createObjectStore("rounds", { keyPath: "id" });
+  opening.onerror = () => reject(opening.error);
+  opening.onsuccess = () => {
+    const done = opening.result.transaction("rounds", "readwrite");
+    const rounds = done.objectStore("rounds");
+    if (code) rounds.put({ id: code + ":01", code: code, round: 1, fields: [["version", "1"]],
+      base: null, seats: [], keptAt: Date.now(), problem: null });
+    const all = rounds.getAll();
+    done.oncomplete = () => { opening.result.close(); resolve(all.result.map(r => r.id)); };
+  };
+})"""
+
+
+def kept_rounds(page, keep=None):
+    return page.evaluate(ROUNDS, keep)
 
 
 def opens_offline(page, url):
@@ -90,6 +111,50 @@ def test_replacing_the_link_on_this_phone_lets_the_old_pages_copy_go(context, ph
     expect(phone.get_by_role("heading", name="Threes are wild")).to_be_visible()
     settled(phone, kept=[phone.url], gone=[old])
     assert not opens_offline(phone, old)
+
+
+def test_forget_this_game_asks_first_and_then_keeps_nothing(
+    context, phone, live_server, screenshots
+):
+    game = new_game(phone, live_server.url)
+    code = game["code"]
+    url = f"{live_server.url}/g/{code}"
+    open_controlled(phone, url)
+    kept_rounds(phone, keep=code)
+    phone.get_by_role("link", name="Forget this game on this phone").click()
+    expect(phone.get_by_role("heading", name="Forget this game on this phone?")).to_be_visible()
+    expect(phone.get_by_text("rounds of this game that are not sent yet")).to_be_visible()
+    phone.screenshot(path=screenshots / "forget-this-game.png")
+
+    # Keep it: nothing goes.
+    phone.get_by_role("link", name="Keep it").click()
+    expect(phone).to_have_url(url)
+    assert kept_rounds(phone) == [f"{code}:01"]
+    assert opens_offline(phone, url)
+
+    phone.goto(url)
+    phone.get_by_role("link", name="Forget this game on this phone").click()
+    phone.get_by_role("button", name="Forget this game").click()
+    expect(phone.get_by_role("heading", name="Forgotten on this phone")).to_be_visible()
+    assert kept_rounds(phone) == []
+    assert url not in kept_pages(phone)
+    games_cookie = [c for c in context.cookies() if c["name"] == "crownkeeper_games"]
+    assert code not in (games_cookie[0]["value"] if games_cookie else "")
+    assert not opens_offline(phone, url)
+
+
+def test_forgetting_by_the_plain_form_lets_the_worker_forget(context, phone, live_server):
+    """Without the page's script (the form sent as is), the service worker forgets."""
+    watch = new_game(phone, live_server.url)["watch_code"]
+    url = f"{live_server.url}/g/{watch}"
+    open_controlled(phone, url)
+    kept_rounds(phone, keep=watch)
+    phone.goto(f"{url}/forget")
+    phone.locator("form.forget").evaluate("form => form.submit()")
+    expect(phone.get_by_role("heading", name="Forgotten on this phone")).to_be_visible()
+    assert kept_rounds(phone) == []
+    assert url not in kept_pages(phone)
+    assert not opens_offline(phone, url)
 
 
 def test_no_copy_is_kept_of_table_home_or_person_pages(context, phone, live_server):
