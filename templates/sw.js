@@ -122,7 +122,7 @@ function endPage(event, url, code, step) {
     if (step !== "forget") throw error;
     return new Response("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
       "<title>Forgotten</title><p>This phone has forgotten this game. The server cannot be reached, " +
-      "so the game still shows in this phone's list of games on the start page until it can.</p>",
+      "so the start page may still list it: forget it again from its page once the connection is back.</p>",
       { headers: { "Content-Type": "text/html; charset=utf-8" } });
   });
 }

@@ -207,3 +207,17 @@ def test_copies_unused_for_30_days_are_swept(context, phone, live_server):
     phone.evaluate(store, [url, 30.5])
     assert not opens_offline(phone, url)
     assert url not in kept_pages(phone)
+
+
+def test_forgetting_without_a_connection_still_forgets_on_this_phone(context, phone, live_server):
+    code = new_game(phone, live_server.url)["code"]
+    url = f"{live_server.url}/g/{code}"
+    open_controlled(phone, url)
+    phone.goto(f"{url}/forget")
+    kept_rounds(phone, keep=code)
+    context.set_offline(True)
+    phone.get_by_role("button", name="Forget this game").click()
+    expect(phone.get_by_text("This phone has forgotten this game")).to_be_visible()
+    assert kept_rounds(phone) == []
+    assert url not in kept_pages(phone)
+    assert not opens_offline(phone, url)
