@@ -1,12 +1,14 @@
 // Rounds kept on this phone when a save cannot reach the server, and sent by themselves, in
 // order and once, when the connection is back. The sending half also runs in the service
 // worker (Background Sync); the page half shows kept rounds on the sheet and opens the next
-// round's entry so the table plays on. Loaded after the page is shown.
+// round's entry so the table plays on. Loaded after the page is shown. Forgetting a game on
+// this phone (its copy for offline and its unsent rounds) is here too, for both halves.
 (function (scope) {
   "use strict";
   if (scope.crownkeeperKept) return;
   var SYNC_TAG = "crownkeeper-kept-rounds";
   var STORE = "rounds";
+  var PAGES = "crownkeeper-pages";  // the service worker's copies of game pages
 
   function database() {
     return new Promise(function (resolve, reject) {
@@ -113,7 +115,23 @@
     });
   }
 
-  scope.crownkeeperKept = { SYNC_TAG: SYNC_TAG, kept: kept, sendGame: sendGame, sendAll: sendAll };
+  // The copy of the game page at pageUrl, kept for offline, let go.
+  function forgetPage(pageUrl) {
+    if (!scope.caches) return Promise.resolve();  // no worker without HTTPS, so no copies
+    return scope.caches.open(PAGES).then(function (cache) { return cache.delete(pageUrl); });
+  }
+  // A game forgotten on this phone: its page's copy and its rounds not sent yet.
+  function forget(code, pageUrl) {
+    return Promise.all([forgetPage(pageUrl), kept(code).then(function (rounds) {
+      return withStore("readwrite", function (store) {
+        rounds.forEach(function (round) { store.delete(round.id); });
+        store.delete(answered(code));
+      });
+    })]);
+  }
+
+  scope.crownkeeperKept = { SYNC_TAG: SYNC_TAG, PAGES: PAGES, kept: kept, sendGame: sendGame, sendAll: sendAll,
+    forget: forget, forgetPage: forgetPage };
   if (typeof document === "undefined") return;  // the service worker needs no more
 
   // --- the page ---------------------------------------------------------------------------
@@ -393,4 +411,25 @@
   scope.addEventListener("online", function () { send(); });
   setInterval(send, RETRY_MS);
   refresh().then(send);
+
+  // The page that asks before this phone forgets a game: it says so when rounds not sent
+  // yet would go too, and lets all this phone keeps of the game go (its drafts too) before
+  // the server drops the game from this phone's list.
+  var forgetForm = document.querySelector("form.forget[data-code]");
+  if (!forgetForm) return;
+  var forgetting = forgetForm.dataset.code;
+  kept(forgetting).then(function (rounds) {
+    document.getElementById("forget-rounds").hidden = rounds.length === 0;
+  });
+  forgetForm.addEventListener("submit", function (event) {
+    event.preventDefault();
+    try {
+      Object.keys(window.localStorage).filter(function (key) {
+        return key === "crownkeeper-kept:" + forgetting || key.indexOf("crownkeeper-draft:" + forgetting + ":") === 0;
+      }).forEach(function (key) { window.localStorage.removeItem(key); });
+    } catch (error) { /* private mode: nothing was kept there */ }
+    forget(forgetting, new URL(forgetForm.dataset.page, window.location.href).href)
+      .catch(function () { /* the service worker lets them go as the form is sent */ })
+      .then(function () { forgetForm.submit(); });
+  });
 })(self);

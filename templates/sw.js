@@ -1,16 +1,22 @@
 // Crownkeeper's service worker. It keeps the static files of this build, and a copy of each
 // game page this phone opened, shown when the network does not answer. It never keeps API
-// answers, live streams or any page this phone did not open itself. Rounds kept on the
-// phone while offline are sent from here too, where the browser has Background Sync.
+// answers, live streams, or table, person or any other pages. A copy goes when the server
+// answers 404 or 410 for its page (the game deleted, the link replaced), when this phone
+// forgets the game, and after 30 days unused. Rounds kept on the phone while offline are
+// sent from here too, where the browser has Background Sync.
 "use strict";
 var CONFIG = {{ config }};
 var STATIC = "crownkeeper-static-" + CONFIG.version;
-var PAGES = "crownkeeper-pages";
 var ROOT = new URL("./", self.location).href;  // the app's root, under any ROOT_PATH
 var GAME_PAGE = /^g\/[^\/?#]+$/;
+// This phone's own steps that end a game page here: forgetting it, deleting the game,
+// replacing its scorekeeper link.
+var ENDS_PAGE = /^g\/([^\/?#]+)\/(forget|delete|scorekeeper-code)$/;
 var PAGE_TIMEOUT_MS = 6000;
+var KEPT_FOR_MS = 30 * 24 * 3600 * 1000;
 
 importScripts(ROOT + "static/kept-rounds.js?v=" + CONFIG.version);
+var kept = self.crownkeeperKept;
 
 self.addEventListener("install", function (event) {
   event.waitUntil(caches.open(STATIC).then(function (cache) {
@@ -26,7 +32,7 @@ self.addEventListener("activate", function (event) {
     return Promise.all(names.filter(function (name) {
       return name.indexOf("crownkeeper-static-") === 0 && name !== STATIC;
     }).map(function (name) { return caches.delete(name); }));
-  }).then(function () { return self.clients.claim(); }));
+  }).then(sweep).then(function () { return self.clients.claim(); }));
 });
 
 function clock(date) {
@@ -44,51 +50,103 @@ function pageKey(url) {
   return url.origin + url.pathname;
 }
 
-// A game page: from the network when it answers (a copy kept with the time it was taken);
-// otherwise the copy, with a line at the top saying from when it is.
-function gamePage(request, url) {
-  return withTimeout(fetch(request), PAGE_TIMEOUT_MS).then(function (response) {
+// Copies of anything but a game page (none are made, but never trust the past), and copies
+// unused for 30 days: gone. A copy's last use is when it was taken or last shown offline.
+function sweep() {
+  return caches.open(kept.PAGES).then(function (cache) {
+    return cache.keys().then(function (requests) {
+      return Promise.all(requests.map(function (request) {
+        if (request.url.indexOf(ROOT) !== 0 || !GAME_PAGE.test(request.url.slice(ROOT.length))) {
+          return cache.delete(request);
+        }
+        return cache.match(request).then(function (copy) {
+          var used = Number(copy && (copy.headers.get("X-Used-At") || copy.headers.get("X-Copied-At")));
+          if (!(Date.now() - used < KEPT_FOR_MS)) return cache.delete(request);
+        });
+      }));
+    });
+  }).catch(function () { /* swept on the next navigation */ });
+}
+
+function keep(key, html, type, copiedAt) {
+  return caches.open(kept.PAGES).then(function (cache) {
+    return cache.put(key, new Response(html, { headers: {
+      "Content-Type": type, "X-Copied-At": String(copiedAt), "X-Used-At": String(Date.now()) } }));
+  });
+}
+
+// A game page: from the network when it answers (a copy kept with the time it was taken;
+// none once the server says the page is gone); otherwise the copy, with a line at the top
+// saying from when it is.
+function gamePage(event, url) {
+  var key = pageKey(url);
+  return withTimeout(fetch(event.request), PAGE_TIMEOUT_MS).then(function (response) {
     if ([502, 503, 504].indexOf(response.status) >= 0) throw new Error("server unavailable");
     var type = response.headers.get("Content-Type") || "";
-    if (response.ok && type.indexOf("text/html") === 0) {
-      var copy = response.clone();
-      copy.text().then(function (html) {
-        return caches.open(PAGES).then(function (cache) {
-          return cache.put(pageKey(url), new Response(html, { headers: {
-            "Content-Type": type, "X-Copied-At": String(Date.now()) } }));
-        });
-      });
+    if (response.status === 404 || response.status === 410) {
+      event.waitUntil(kept.forgetPage(key));
+    } else if (response.ok && type.indexOf("text/html") === 0) {
+      event.waitUntil(response.clone().text().then(function (html) { return keep(key, html, type, Date.now()); }));
     }
     return response;
   }).catch(function () {
-    return caches.open(PAGES).then(function (cache) { return cache.match(pageKey(url)); }).then(function (kept) {
-      if (!kept) {
+    return caches.open(kept.PAGES).then(function (cache) { return cache.match(key); }).then(function (copy) {
+      if (!copy) {
         return new Response("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
-          "<title>Offline</title><p>This page was never opened on this phone, and the server cannot be reached. " +
+          "<title>Offline</title><p>This phone keeps no copy of this page, and the server cannot be reached. " +
           "It opens here once the connection is back.</p>", { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
       }
-      var copiedAt = new Date(Number(kept.headers.get("X-Copied-At")));
-      return kept.text().then(function (html) {
+      var copiedAt = Number(copy.headers.get("X-Copied-At"));
+      var type = copy.headers.get("Content-Type");
+      return copy.text().then(function (html) {
+        event.waitUntil(keep(key, html, type, copiedAt));  // used now: kept 30 days more
         var line = '<p class="offline-copy" role="status">Offline: this is the copy of this page from ' +
-          clock(copiedAt) + ". It updates when the connection is back.</p>";
+          clock(new Date(copiedAt)) + ". It updates when the connection is back.</p>";
         return new Response(html.replace('<main id="main">', '<main id="main">' + line), {
-          headers: { "Content-Type": kept.headers.get("Content-Type") } });
+          headers: { "Content-Type": type } });
       });
     });
   });
 }
 
+// Forgetting a game on this phone lets its copy and its unsent rounds go, even offline;
+// deleting the game or replacing its link lets the copy go once the server has done it.
+function endPage(event, url, code, step) {
+  var key = ROOT + "g/" + code;
+  var forgotten = step === "forget" ? kept.forget(code, key) : Promise.resolve();
+  return forgotten.then(function () { return fetch(event.request); }).then(function (response) {
+    var done = response.type === "opaqueredirect" || response.redirected || (response.status >= 300 && response.status < 400);
+    if (step !== "forget" && done) event.waitUntil(kept.forgetPage(key));
+    return response;
+  }, function (error) {
+    if (step !== "forget") throw error;
+    return new Response("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
+      "<title>Forgotten</title><p>This phone has forgotten this game. The server cannot be reached, " +
+      "so the start page may still list it: forget it again from its page once the connection is back.</p>",
+      { headers: { "Content-Type": "text/html; charset=utf-8" } });
+  });
+}
+
 self.addEventListener("fetch", function (event) {
   var request = event.request;
-  if (request.method !== "GET" || request.url.indexOf(ROOT) !== 0) return;
+  if (request.url.indexOf(ROOT) !== 0) return;
   var url = new URL(request.url);
   var path = url.href.slice(ROOT.length).split(/[?#]/)[0];
+  var ends = request.method === "POST" && ENDS_PAGE.exec(path);
+  if (ends) {
+    event.respondWith(endPage(event, url, ends[1], ends[2]));
+    return;
+  }
+  if (request.method !== "GET") return;
   if (path.indexOf("static/") === 0) {
     event.respondWith(caches.open(STATIC).then(function (cache) {
       return cache.match(request, { ignoreSearch: true });
     }).then(function (cached) { return cached || fetch(request); }));
   } else if (request.mode === "navigate" && GAME_PAGE.test(path)) {
-    event.respondWith(gamePage(request, url));
+    // Swept first: a copy 30 days unused is not shown.
+    event.respondWith(sweep().then(function () { return gamePage(event, url); }));
+  } else if (request.mode === "navigate") {
+    event.waitUntil(sweep());
   }
   // Everything else (the API, live streams, other pages) goes to the network untouched.
 });

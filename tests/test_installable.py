@@ -118,3 +118,47 @@ def test_a_round_sent_twice_is_saved_once(client, new_game):
     other = dict(body, results=went_out_first(3, points=[0, 20, 13]))
     assert client.put(f"/api/games/{code}/rounds/1", json=other).status_code == 409
     assert client.get(f"/api/games/{code}").json()["totals"] == [0, 13, 20]
+
+
+def test_a_game_page_gone_is_answered_404_or_410_so_the_phone_lets_its_copy_go(client, new_game):
+    """The worker lets a kept copy go on 404 or 410 (templates/sw.js)."""
+    replaced, deleted = new_game(), new_game()
+    assert client.post(f"/api/games/{replaced['code']}/scorekeeper-code").status_code == 200
+    assert client.get(f"/g/{replaced['code']}").status_code == 410
+    assert client.delete(f"/api/games/{deleted['code']}").status_code == 200
+    assert client.get(f"/g/{deleted['code']}").status_code == 404
+    assert client.get(f"/g/{deleted['watch_code']}").status_code == 404
+    assert client.get("/g/no-such-game").status_code == 404
+
+
+def test_every_game_page_offers_to_forget_it_on_this_phone(client, new_game):
+    game = new_game()
+    fields = {"name_0": "Sol", "first_dealer": "0", "action": "create", "mode": "solitaire"}
+    solitaire = client.post("/games", data=fields, follow_redirects=False).headers["location"]
+    for code in (game["code"], game["watch_code"], solitaire.rsplit("/", 1)[-1]):
+        page = client.get(f"/g/{code}").text
+        assert elements(page, "a", href=f"/g/{code}/forget"), code
+
+
+def test_forgetting_asks_first_then_takes_the_game_off_this_phones_list(client, new_game):
+    kept, forgotten = new_game(), new_game()
+    client.get(f"/g/{kept['code']}")
+    client.get(f"/g/{forgotten['code']}")
+    assert client.cookies["crownkeeper_games"] == f"{forgotten['code']}.{kept['code']}"
+
+    asking = client.get(f"/g/{forgotten['code']}/forget")
+    assert asking.status_code == 200
+    (form,) = elements(asking.text, "form", action=f"/g/{forgotten['code']}/forget")
+    assert form["method"] == "post" and form["data-code"] == forgotten["code"]
+    assert form["data-page"] == f"/g/{forgotten['code']}"
+    assert elements(asking.text, "a", href=f"/g/{forgotten['code']}")  # keep it
+    assert client.cookies["crownkeeper_games"] == f"{forgotten['code']}.{kept['code']}"
+
+    done = client.post(f"/g/{forgotten['code']}/forget", follow_redirects=False)
+    assert done.status_code == 303
+    assert done.headers["location"].endswith(f"/g/{forgotten['code']}/forget?forgotten=1")
+    assert client.cookies["crownkeeper_games"] == kept["code"]
+    said = client.get(done.headers["location"])
+    assert "Forgotten on this phone" in said.text and not elements(said.text, "form")
+    home = client.get("/").text
+    assert kept["code"] in home and forgotten["code"] not in home

@@ -1,5 +1,6 @@
 """On the home screen and through a Wi-Fi drop: the web app manifest and the service worker,
-both at the app's root (under ROOT_PATH) so the worker's scope is every page."""
+both at the app's root (under ROOT_PATH) so the worker's scope is every page; and the page
+that forgets a game on this phone."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import functools
 import hashlib
 import json
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from ..config import PROJECT_DIR
-from .rendering import templates
+from .deps import Code
+from .remembered import forget
+from .rendering import redirect, render, templates
 
 router = APIRouter()
 
@@ -86,3 +89,17 @@ def service_worker() -> Response:
         media_type="text/javascript",
         headers={"Cache-Control": "no-cache"},
     )
+
+
+@router.get("/g/{code}/forget", include_in_schema=False)
+def forget_page(request: Request, code: Code, forgotten: bool = False) -> Response:
+    """Asks before this phone forgets a game; says so once it has."""
+    return render(request, "forget.html", {"code": code, "forgotten": forgotten})
+
+
+@router.post("/g/{code}/forget", include_in_schema=False)
+def forget_game(request: Request, code: Code) -> Response:
+    """Drops the game from this phone's list (its copy and unsent rounds went on the way)."""
+    response = redirect(request, str(request.url_for("forget_page", code=code)) + "?forgotten=1")
+    forget(response, request, code)
+    return response
