@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Row, Table
+from sqlalchemy import Table
 from sqlalchemy import select as select_rows
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, SQLModel, and_, col, or_, select
@@ -140,14 +140,15 @@ def read_many(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
         return []
     ids = list(game_ids)
     game, seat, db_round, score = (_table(m) for m in (Game, Seat, GameRound, SeatScore))
+    connection = session.connection()
     found = {
         row.id: row
-        for row in session.execute(
+        for row in connection.execute(
             select_rows(game).where(game.c.id.in_(ids), game.c.deleted_at.is_(None))
-        )
+        ).all()
     }
-    seats: dict[int, list[Row[Any]]] = defaultdict(list)
-    for row in session.execute(
+    seats: dict[int, list[Any]] = defaultdict(list)
+    for row in connection.execute(
         select_rows(
             seat.c.game_id,
             seat.c.name,
@@ -157,17 +158,20 @@ def read_many(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
         )
         .where(seat.c.game_id.in_(ids))
         .order_by(seat.c.game_id, seat.c.position)
-    ):
+    ).all():
         seats[row.game_id].append(row)
-    rounds: dict[int, list[Row[Any]]] = defaultdict(list)
-    for row in session.execute(
+    rounds: dict[int, list[Any]] = defaultdict(list)
+    for row in connection.execute(
         select_rows(db_round)
         .where(db_round.c.game_id.in_(ids))
         .order_by(db_round.c.game_id, db_round.c.number)
-    ):
+    ).all():
         rounds[row.game_id].append(row)
-    scores: dict[int, list[Row[Any]]] = defaultdict(list)
-    for row in session.execute(
+    saved: dict[int, dict[int, SeatEntry]] = defaultdict(dict)
+    # Entries are frozen: the same result (most are a handful of points and no cards) is
+    # made once and shared.
+    made: dict[tuple[Any, ...], SeatEntry] = {}
+    for round_id, position, *columns in connection.execute(
         select_rows(
             score.c.round_id,
             score.c.position,
@@ -179,10 +183,14 @@ def read_many(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
         .join(db_round, db_round.c.id == score.c.round_id)
         .where(db_round.c.game_id.in_(ids), score.c.replaced_at.is_(None))
         .order_by(score.c.round_id, score.c.position, score.c.id)
-    ):
-        scores[row.round_id].append(row)
+    ).all():
+        key = tuple(columns)
+        entry = made.get(key)
+        if entry is None:
+            entry = made[key] = entry_from(*columns)
+        saved[round_id][position] = entry
     return [
-        state_from(found[game_id], seats[game_id], rounds[game_id], scores)
+        state_from(found[game_id], seats[game_id], rounds[game_id], saved)
         for game_id in ids
         if game_id in found
     ]
@@ -196,7 +204,11 @@ def _table(model: type[SQLModel]) -> Table:
 
 def state_of(opened: OpenGame) -> GameState:
     """The game its rows make: no statement runs."""
-    return state_from(opened.game, opened.seats, opened.rounds, opened.scores, opened.rematch)
+    saved = {
+        round_id: {score.position: entry_of(score) for score in scores}
+        for round_id, scores in opened.scores.items()
+    }
+    return state_from(opened.game, opened.seats, opened.rounds, saved, opened.rematch)
 
 
 class GameRow(Protocol):
@@ -273,16 +285,16 @@ def state_from(
     game: GameRow,
     seats: Sequence[SeatRow],
     rounds: Sequence[RoundRow],
-    scores: Mapping[int, Sequence[ScoreRow]],
+    saved: Mapping[int, Mapping[int, SeatEntry]],
     rematch: tuple[str, str] | None = None,
 ) -> GameState:
     """The game these rows make (ORM objects or plain rows alike: only their columns are
-    read): its seats by position, its rounds by number, the scores in force by round id,
-    seat by seat. No statement runs."""
+    read): its seats by position, its rounds by number, and what the scores in force say,
+    by round id and seat. No statement runs."""
     seat_count = len(seats)
     round_states = []
     for db_round in rounds:
-        saved = {score.position: entry_of(score) for score in scores.get(db_round.id or 0, ())}
+        entries = saved.get(db_round.id or 0)
         plan = plan_of(db_round)
         round_states.append(
             RoundState(
@@ -291,7 +303,7 @@ def state_from(
                 wild_rank=plan.wild_rank,
                 dealer=plan.dealer,
                 first_player=plan.first_player,
-                entries=tuple(saved.get(p) for p in range(seat_count)) if saved else None,
+                entries=tuple(entries.get(p) for p in range(seat_count)) if entries else None,
                 kind=plan.kind,
                 players_in=plan.players_in,
             )
