@@ -93,16 +93,18 @@ def table_export(
 
 
 def table_chunks(engine: Engine, *, name: str, game_ids: Sequence[int]) -> Iterator[bytes]:
-    """The table's document, a game at a time: the games read EXPORT_BATCH at a time, each
-    batch in a short session of its own, so a slow reader holds no connection between
-    batches. A game deleted meanwhile is left out."""
+    """The table's document, written a game at a time and handed on a batch at a time: the
+    games read EXPORT_BATCH at a time, each batch in a short session of its own, so a slow
+    reader holds no connection between batches (and the server's thread is asked for the
+    next bytes once a batch, not once a game). A game deleted meanwhile is left out."""
     yield b'{"format":%d,"name":%s,"games":[' % (FORMAT, _JSON.encode(name).encode())
     first = True
     for start in range(0, len(game_ids), EXPORT_BATCH):
         with Session(engine) as session:
             batch = games.load_games(session, game_ids=game_ids[start : start + EXPORT_BATCH])
-        for state in batch:
-            yield (b"" if first else b",") + _JSON.encode(game_document(state)).encode()
+        written = [_JSON.encode(game_document(state)).encode() for state in batch]
+        if written:
+            yield (b"" if first else b",") + b",".join(written)
             first = False
     yield b"]}"
 

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Protocol
 
 from sqlalchemy import Table
@@ -20,7 +21,7 @@ from sqlmodel import Session, SQLModel, and_, col, or_, select
 from ..db import locked
 from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from ..rules.cards import Card, parse_card
-from ..rules.schedule import ROUND_ORDERS, RoundOrder, RoundPlan
+from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder, RoundPlan
 from .state import (
     GameNotFound,
     GameState,
@@ -295,17 +296,16 @@ def state_from(
     round_states = []
     for db_round in rounds:
         entries = saved.get(db_round.id or 0)
-        plan = plan_of(db_round)
         round_states.append(
             RoundState(
-                number=plan.number,
-                cards_dealt=plan.cards_dealt,
-                wild_rank=plan.wild_rank,
-                dealer=plan.dealer,
-                first_player=plan.first_player,
+                number=db_round.number,
+                cards_dealt=db_round.cards_dealt,
+                wild_rank=db_round.wild_rank,
+                dealer=db_round.dealer,
+                first_player=db_round.first_player,
                 entries=tuple(entries.get(p) for p in range(seat_count)) if entries else None,
-                kind=plan.kind,
-                players_in=plan.players_in,
+                kind=round_kind(db_round.kind),
+                players_in=parse_seat_list(db_round.players_in),
             )
         )
     rematch = rematch if game.finished_at is not None else None
@@ -376,16 +376,22 @@ def plan_of(db_round: RoundRow) -> RoundPlan:
         wild_rank=db_round.wild_rank,
         dealer=db_round.dealer,
         first_player=db_round.first_player,
-        kind="tiebreak" if db_round.kind == "tiebreak" else "round",
+        kind=round_kind(db_round.kind),
         players_in=parse_seat_list(db_round.players_in),
     )
+
+
+def round_kind(stored: str) -> RoundKind:
+    return "tiebreak" if stored == "tiebreak" else "round"
 
 
 def seat_list(seats: Sequence[int]) -> str:
     return ",".join(str(seat) for seat in seats)
 
 
+@lru_cache(maxsize=1024)
 def parse_seat_list(text: str) -> tuple[int, ...]:
+    """The seats a stored list names (kept: the same few lists come back again and again)."""
     return tuple(int(seat) for seat in text.split(",") if seat)
 
 
