@@ -1,16 +1,19 @@
 """Games as documents: the JSON export (with a format version and each game's stable id;
-imports.py reads it back) and the score sheet as CSV. Joins the games and tables services;
-nothing else."""
+imports.py reads it back), a table's written out a game at a time, and the score sheet as
+CSV. Joins the games and tables services; nothing else."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import unicodedata
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from . import games, tables
@@ -70,14 +73,40 @@ def game_document(state: GameState) -> dict[str, Any]:
     }
 
 
-def table_document(session: Session, *, table_code: str) -> dict[str, Any]:
-    """Every game of the table, oldest first, in the game format."""
-    table = tables.load_table(session, code=table_code)
-    documents = [
-        game_document(games.load_game(session, code=code))
-        for code in tables.game_codes(session, table_code=table_code)
-    ]
-    return {"format": FORMAT, "name": table.name, "games": documents}
+# A table's games are read this many at a time, each batch in a few statements.
+EXPORT_BATCH = 200
+# As JSONResponse writes JSON: an export is the same bytes whether written whole or a game
+# at a time.
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def table_export(
+    session: Session, engine: Engine, *, table_code: str
+) -> tuple[str, Iterator[bytes]]:
+    """The table's name, and every game of the table, oldest first, in the game format, as
+    one document ({"format", "name", "games"}) written a game at a time. The table is found
+    at once with session (TableNotFound before anything is written); its games are read as
+    the bytes are asked for, on engine (table_chunks), so the document can be sent after
+    session is gone, from a thread, without holding the event loop."""
+    name, game_ids = tables.exported_games(session, table_code=table_code)
+    return name, table_chunks(engine, name=name, game_ids=game_ids)
+
+
+def table_chunks(engine: Engine, *, name: str, game_ids: Sequence[int]) -> Iterator[bytes]:
+    """The table's document, written a game at a time and handed on a batch at a time: the
+    games read EXPORT_BATCH at a time, each batch in a short session of its own, so a slow
+    reader holds no connection between batches (and the server's thread is asked for the
+    next bytes once a batch, not once a game). A game deleted meanwhile is left out."""
+    yield b'{"format":%d,"name":%s,"games":[' % (FORMAT, _JSON.encode(name).encode())
+    first = True
+    for start in range(0, len(game_ids), EXPORT_BATCH):
+        with Session(engine) as session:
+            batch = games.load_games(session, game_ids=game_ids[start : start + EXPORT_BATCH])
+        written = [_JSON.encode(game_document(state)).encode() for state in batch]
+        if written:
+            yield (b"" if first else b",") + b",".join(written)
+            first = False
+    yield b"]}"
 
 
 def download_name(*parts: str, when: datetime | None = None, suffix: str = "json") -> str:

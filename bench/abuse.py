@@ -1,4 +1,4 @@
-"""Abuse, measured on a real server (`python -m app` on 127.0.0.1), five parts:
+"""Abuse, measured on a real server (`python -m app` on 127.0.0.1), six parts:
 
 1. Big bodies: four 20 MB JSON bodies at once (two with Content-Length, two chunked), the
    server's RSS before, at its peak and after, and GET /api/games/{code} times meanwhile.
@@ -11,13 +11,16 @@
    takes, the server's RSS growth while it runs, and /healthz and another game's page meanwhile.
 5. A big table: 500 people and 2,000 games; the scorekeeper's and the watch table page and
    GET /api/tables/{code}: size and time.
+6. Exports at once: a table of 2,000 finished games exported once, then four times at once,
+   with /healthz timed meanwhile.
 
 Run with `make bench-abuse` (or name parts: `python bench/abuse.py big_import big_table`);
 it prints each figure beside its target, for docs/BENCHMARKS.md. Targets: RSS growth under
 20 MB for big bodies, GET p99 under 500 ms while streams open, /healthz under 1 s with held
 connections, log growth under 100 KB; the import under 30 s, growing RSS under 150 MB, with
 /healthz and pages under 500 ms meanwhile; the big table's pages and answer under 1 MB, the
-scorekeeper's page under 1 s.
+scorekeeper's page under 1 s; the export of 2,000 games under 2 s, and /healthz p99 under
+500 ms while four run at once.
 """
 
 import asyncio
@@ -655,6 +658,65 @@ def import_beside_saves(folder: str) -> None:
         server.stop()
 
 
+EXPORT_SECONDS = 2.0
+EXPORTS_AT_ONCE = 4
+
+
+def exports_at_once(folder: str) -> None:
+    server = Server(folder, Path(folder) / "exports.log")
+    try:
+        table = server.post("/api/tables", {"name": "The Exporters"})["code"]
+        document = recorded_games(
+            IMPORT_GAMES,
+            lambda n: [FAMILY[(n + i) % len(FAMILY)] for i in range(IMPORT_PLAYERS)],
+        )
+        imported = server.post(f"/api/tables/{table}/import", document, timeout=300)
+        path = f"/api/tables/{table}/export"
+        for _ in range(20):
+            server.get("/healthz")
+        size, alone_ms = server.fetch(path)
+        print(
+            f"Exports at once: a table of {imported['imported']} finished games of "
+            f"{IMPORT_PLAYERS} players and 11 rounds"
+        )
+        alone_ok = alone_ms < EXPORT_SECONDS * 1000
+        print(
+            f"  one export: {size / 1e6:.2f} MB in {alone_ms / 1000:.2f} s "
+            f"(target < {EXPORT_SECONDS:.0f} s)  {'PASS' if alone_ok else 'FAIL'}"
+        )
+        health = Timer(server, "/healthz")
+        health.start()
+        time.sleep(0.5)
+        runs: list[tuple[int, float]] = []
+        fetchers = [
+            threading.Thread(target=lambda: runs.append(server.fetch(path)))
+            for _ in range(EXPORTS_AT_ONCE)
+        ]
+        began = time.monotonic()
+        for fetcher in fetchers:
+            fetcher.start()
+        for fetcher in fetchers:
+            fetcher.join()
+        took = time.monotonic() - began
+        time.sleep(0.5)
+        health_times = health.stop()
+        p99 = percentile(health.times, 0.99)
+        whole = len(runs) == EXPORTS_AT_ONCE and all(got == size for got, _ in runs)
+        print(
+            f"  {EXPORTS_AT_ONCE} at once: all done in {took:.2f} s, each "
+            + ", ".join(f"{ms / 1000:.2f} s" for _, ms in sorted(runs, key=lambda r: r[1]))
+            + f"; {'every one whole' if whole else 'SOME CUT SHORT'}"
+        )
+        print(f"  GET /healthz meanwhile: {health_times}")
+        verdict = alone_ok and whole and p99 < 500
+        print(
+            f"  {'PASS' if verdict else 'FAIL'}: /healthz p99 {p99:.1f} ms while "
+            f"{EXPORTS_AT_ONCE} export (target < 500 ms)"
+        )
+    finally:
+        server.stop()
+
+
 def main() -> int:
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="crownkeeper-abuse-") as folder:
@@ -667,6 +729,7 @@ def main() -> int:
             hostile_imports,
             ten_imports,
             import_beside_saves,
+            exports_at_once,
         )
         chosen = [p for p in parts if not sys.argv[1:] or p.__name__ in sys.argv[1:]]
         for part in chosen:

@@ -90,6 +90,7 @@ def check_recorded_game(
     if "tiebreak" in kinds and (solitaire or "round" in kinds[kinds.index("tiebreak") :]):
         raise GameError("A tie-break round comes only after the eleven rounds of a game.")
     played_all = True
+    tiebreak_waiting = False
     plans: list[dict[str, Any]] = []
     round_states: list[RoundState] = []
     scores_by_round: dict[int, list[dict[str, Any]]] = {}
@@ -120,9 +121,13 @@ def check_recorded_game(
         entries = None
         if record.results is None:
             played_all = False
+            tiebreak_waiting = tiebreak_waiting or record.kind == "tiebreak"
         else:
-            # Solitaire piles are saved in any order; a game's rounds one after another.
-            if not played_all and not solitaire:
+            # Solitaire piles are saved in any order; a game's rounds one after another, and
+            # its tie-breaks one after another (after the rounds played: a game ended early
+            # and tied is decided by a tie-break too).
+            skipped = tiebreak_waiting if record.kind == "tiebreak" else not played_all
+            if skipped and not solitaire:
                 raise GameError(
                     f"Round {record.number} is saved after a round that was not played."
                 )

@@ -6,16 +6,22 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Protocol
 
+from sqlalchemy import Table
+from sqlalchemy import select as select_rows
 from sqlalchemy.orm import aliased
-from sqlmodel import Session, and_, col, or_, select
+from sqlmodel import Session, SQLModel, and_, col, or_, select
 
 from ..db import locked
 from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from ..rules.cards import Card, parse_card
-from ..rules.schedule import ROUND_ORDERS, RoundOrder, RoundPlan
+from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder, RoundPlan
 from .state import (
     GameNotFound,
     GameState,
@@ -127,36 +133,189 @@ def read(
     )
 
 
+def read_many(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
+    """The games with these ids that are not deleted, in the order asked, each as read()
+    makes it (without its rematch), in four statements however many there are: plain rows
+    of the columns a game is made of, no ORM objects."""
+    if not game_ids:
+        return []
+    ids = list(game_ids)
+    game, seat, db_round, score = (_table(m) for m in (Game, Seat, GameRound, SeatScore))
+    connection = session.connection()
+    found = {
+        row.id: row
+        for row in connection.execute(
+            select_rows(game).where(game.c.id.in_(ids), game.c.deleted_at.is_(None))
+        ).all()
+    }
+    seats: dict[int, list[Any]] = defaultdict(list)
+    for row in connection.execute(
+        select_rows(
+            seat.c.game_id,
+            seat.c.name,
+            seat.c.start_points,
+            seat.c.joined_round,
+            seat.c.left_round,
+        )
+        .where(seat.c.game_id.in_(ids))
+        .order_by(seat.c.game_id, seat.c.position)
+    ).all():
+        seats[row.game_id].append(row)
+    rounds: dict[int, list[Any]] = defaultdict(list)
+    for row in connection.execute(
+        select_rows(db_round)
+        .where(db_round.c.game_id.in_(ids))
+        .order_by(db_round.c.game_id, db_round.c.number)
+    ).all():
+        rounds[row.game_id].append(row)
+    saved: dict[int, dict[int, SeatEntry]] = defaultdict(dict)
+    # Entries are frozen: the same result (most are a handful of points and no cards) is
+    # made once and shared.
+    made: dict[tuple[Any, ...], SeatEntry] = {}
+    for round_id, position, *columns in connection.execute(
+        select_rows(
+            score.c.round_id,
+            score.c.position,
+            score.c.points,
+            score.c.went_out,
+            score.c.cards,
+            score.c.layout,
+        )
+        .join(db_round, db_round.c.id == score.c.round_id)
+        .where(db_round.c.game_id.in_(ids), score.c.replaced_at.is_(None))
+        .order_by(score.c.round_id, score.c.position, score.c.id)
+    ).all():
+        key = tuple(columns)
+        entry = made.get(key)
+        if entry is None:
+            entry = made[key] = entry_from(*columns)
+        saved[round_id][position] = entry
+    return [
+        state_from(found[game_id], seats[game_id], rounds[game_id], saved)
+        for game_id in ids
+        if game_id in found
+    ]
+
+
+def _table(model: type[SQLModel]) -> Table:
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
 def state_of(opened: OpenGame) -> GameState:
     """The game its rows make: no statement runs."""
-    game, seats = opened.game, opened.seats
+    saved = {
+        round_id: {score.position: entry_of(score) for score in scores}
+        for round_id, scores in opened.scores.items()
+    }
+    return state_from(opened.game, opened.seats, opened.rounds, saved, opened.rematch)
+
+
+class GameRow(Protocol):
+    """What state_from reads of a game row: a Game, or a plain row of the game table."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def watch_code(self) -> str: ...
+    @property
+    def first_dealer(self) -> int: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def finished_at(self) -> datetime | None: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def uid(self) -> str: ...
+    @property
+    def deleted_at(self) -> datetime | None: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def round_order(self) -> str: ...
+
+
+class SeatRow(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def start_points(self) -> int: ...
+    @property
+    def joined_round(self) -> int | None: ...
+    @property
+    def left_round(self) -> int | None: ...
+
+
+class RoundRow(Protocol):
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def cards_dealt(self) -> int: ...
+    @property
+    def wild_rank(self) -> int: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def first_player(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def players_in(self) -> str: ...
+
+
+class ScoreRow(Protocol):
+    @property
+    def position(self) -> int: ...
+    @property
+    def points(self) -> int: ...
+    @property
+    def went_out(self) -> bool: ...
+    @property
+    def cards(self) -> str | None: ...
+    @property
+    def layout(self) -> str | None: ...
+
+
+def state_from(
+    game: GameRow,
+    seats: Sequence[SeatRow],
+    rounds: Sequence[RoundRow],
+    saved: Mapping[int, Mapping[int, SeatEntry]],
+    rematch: tuple[str, str] | None = None,
+) -> GameState:
+    """The game these rows make (ORM objects or plain rows alike: only their columns are
+    read): its seats by position, its rounds by number, and what the scores in force say,
+    by round id and seat. No statement runs."""
     seat_count = len(seats)
-    rounds = []
-    for db_round in opened.rounds:
-        saved = {
-            score.position: entry_of(score) for score in opened.scores.get(db_round.id or 0, ())
-        }
-        plan = plan_of(db_round)
-        rounds.append(
+    round_states = []
+    for db_round in rounds:
+        entries = saved.get(db_round.id or 0)
+        round_states.append(
             RoundState(
-                number=plan.number,
-                cards_dealt=plan.cards_dealt,
-                wild_rank=plan.wild_rank,
-                dealer=plan.dealer,
-                first_player=plan.first_player,
-                entries=tuple(saved.get(p) for p in range(seat_count)) if saved else None,
-                kind=plan.kind,
-                players_in=plan.players_in,
+                number=db_round.number,
+                cards_dealt=db_round.cards_dealt,
+                wild_rank=db_round.wild_rank,
+                dealer=db_round.dealer,
+                first_player=db_round.first_player,
+                entries=tuple(entries.get(p) for p in range(seat_count)) if entries else None,
+                kind=round_kind(db_round.kind),
+                players_in=parse_seat_list(db_round.players_in),
             )
         )
-    rematch = opened.rematch if game.finished_at is not None else None
+    rematch = rematch if game.finished_at is not None else None
     return GameState(
         code=game.code,
         watch_code=game.watch_code,
         can_edit=True,
         players=tuple(seat.name for seat in seats),
         first_dealer=game.first_dealer,
-        rounds=tuple(rounds),
+        rounds=tuple(round_states),
         finished=game.finished_at is not None,
         version=game.version,
         game_id=game.id or 0,
@@ -180,7 +339,7 @@ def state_of(opened: OpenGame) -> GameState:
     )
 
 
-def entry_of(score: SeatScore) -> SeatEntry:
+def entry_of(score: ScoreRow) -> SeatEntry:
     """What a score row says a seat kept, laid down or went out with."""
     return entry_from(score.points, score.went_out, score.cards, score.layout)
 
@@ -209,7 +368,7 @@ def round_row(game_id: int, plan: RoundPlan) -> GameRound:
     )
 
 
-def plan_of(db_round: GameRound) -> RoundPlan:
+def plan_of(db_round: RoundRow) -> RoundPlan:
     """The plan a round row holds."""
     return RoundPlan(
         number=db_round.number,
@@ -217,16 +376,22 @@ def plan_of(db_round: GameRound) -> RoundPlan:
         wild_rank=db_round.wild_rank,
         dealer=db_round.dealer,
         first_player=db_round.first_player,
-        kind="tiebreak" if db_round.kind == "tiebreak" else "round",
+        kind=round_kind(db_round.kind),
         players_in=parse_seat_list(db_round.players_in),
     )
+
+
+def round_kind(stored: str) -> RoundKind:
+    return "tiebreak" if stored == "tiebreak" else "round"
 
 
 def seat_list(seats: Sequence[int]) -> str:
     return ",".join(str(seat) for seat in seats)
 
 
+@lru_cache(maxsize=1024)
 def parse_seat_list(text: str) -> tuple[int, ...]:
+    """The seats a stored list names (kept: the same few lists come back again and again)."""
     return tuple(int(seat) for seat in text.split(",") if seat)
 
 

@@ -385,16 +385,16 @@ def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:
     return sorted(deleted, key=lambda game: game.deleted_at, reverse=True)
 
 
-def game_codes(session: Session, *, table_code: str) -> list[str]:
-    """Scorekeeper codes of the table's games (not deleted), oldest first, for an export."""
+def exported_games(session: Session, *, table_code: str) -> tuple[str, list[int]]:
+    """The table's name and the ids of its games (not deleted), oldest first, for an
+    export; TableNotFound for an unknown code."""
     table = _find(session, table_code, for_edit=False)
-    return list(
-        session.exec(
-            select(TableGame.code)
-            .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
-            .order_by(col(TableGame.created_at), col(TableGame.id))
-        ).all()
-    )
+    game_ids = session.exec(
+        select(TableGame.game_id)
+        .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+        .order_by(col(TableGame.created_at), col(TableGame.id))
+    ).all()
+    return table.name, list(game_ids)
 
 
 def _find(session: Session, code: str, *, for_edit: bool = True, lock: bool = False) -> PlayTable:

@@ -4,7 +4,7 @@ delete and restore. Errors are answered by the app's handlers (web/errors.py).""
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, status
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ..db import SessionDep
@@ -12,7 +12,7 @@ from ..exports import (
     attachment,
     download_name,
     game_document,
-    table_document,
+    table_export,
 )
 from ..games import GameError, delete_game, load_game, rematch_game, restore_game
 from ..imports import ImportRefused, ImportTooBig
@@ -141,11 +141,17 @@ def merge(code: KeeperTableCode, person_id: int, body: PersonMerge, session: Ses
 
 
 @router.get("/tables/{code}/export", responses=TABLE_ERRORS)
-def export_table(code: TableCode, session: SessionDep, download: bool = False) -> Any:
-    """Every game of the table as one document (`?download=1`: as a file to save)."""
-    document = table_document(session, table_code=code)
-    headers = attachment(download_name(document["name"])) if download else None
-    return JSONResponse(document, headers=headers)
+def export_table(
+    code: TableCode, request: Request, session: SessionDep, download: bool = False
+) -> Any:
+    """Every game of the table as one document (`?download=1`: as a file to save), written
+    a game at a time as its games are read, a batch at a time, in threads of their own."""
+    name, chunks = table_export(session, request.app.state.engine, table_code=code)
+    # The games are read on sessions of their own: this one lets go of its connection now
+    # rather than once the last byte is sent.
+    session.close()
+    headers = attachment(download_name(name)) if download else None
+    return StreamingResponse(chunks, media_type="application/json", headers=headers)
 
 
 @router.post("/tables/{code}/import", responses=TABLE_ERRORS)
