@@ -4,7 +4,7 @@ each worked out from the table's finished games in the order they finished."""
 from __future__ import annotations
 
 import heapq
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -127,21 +127,16 @@ def win_streaks(games: Sequence[FinishedGame]) -> dict[int, Streaks]:
     """For each person, the most finished games in a row they won (a shared win counts) and
     the run they are on now, over games they played, in order of finishing. Solitaire is
     apart: it neither starts nor breaks a streak."""
-    running: dict[int, Streaks] = {}
-    for game in games:
-        if game.solitaire:
-            continue
-        for seat in game.played():
-            was = running.get(seat.person, Streaks())
-            if not seat.won:
-                running[seat.person] = Streaks(was.longest, 0, was.longest_ended)
-                continue
-            current = was.current + 1
-            if current >= was.longest:
-                running[seat.person] = Streaks(current, current, game)
-            else:
-                running[seat.person] = Streaks(was.longest, current, was.longest_ended)
-    return running
+    return SeasonTally(games).streaks()
+
+
+def _next_streak(was: Streaks, seat: FinishedSeat, game: FinishedGame) -> Streaks:
+    if not seat.won:
+        return Streaks(was.longest, 0, was.longest_ended)
+    current = was.current + 1
+    if current >= was.longest:
+        return Streaks(current, current, game)
+    return Streaks(was.longest, current, was.longest_ended)
 
 
 def _compared(game: FinishedGame) -> dict[int, tuple[int, bool]]:
@@ -181,32 +176,7 @@ def most_played(
     """For each person, head to head against the `shown` people they played most games
     with (on equal games the lower id first), and how many people they played with in all:
     time and room in step with the games, whatever the number of people."""
-    together: dict[int, list[int]] = defaultdict(list)
-    games_of: dict[int, list[dict[int, tuple[int, bool]]]] = defaultdict(list)
-    for game in games:
-        compared = _compared(game)
-        if len(compared) < 2:
-            continue
-        for person in compared:
-            together[person].extend(compared)
-            games_of[person].append(compared)
-    versus: dict[int, dict[int, HeadToHead]] = {}
-    opponents: dict[int, int] = {}
-    for person, met in together.items():
-        counts = Counter(met)
-        del counts[person]
-        opponents[person] = len(counts)
-        chosen = heapq.nsmallest(shown, counts.items(), key=lambda item: (-item[1], item[0]))
-        tallies = {other: [games, 0, 0] for other, games in chosen}
-        for compared in games_of[person]:
-            mine = compared[person]
-            for other, theirs in compared.items():
-                tally = tallies.get(other)
-                if tally is not None and other != person:
-                    tally[1] += mine < theirs
-                    tally[2] += theirs < mine
-        versus[person] = {other: HeadToHead(*tally) for other, tally in tallies.items()}
-    return versus, opponents
+    return SeasonTally(games).most_played(shown)
 
 
 @dataclass(frozen=True)
@@ -236,34 +206,8 @@ def table_records(
     games: Sequence[FinishedGame], streaks: dict[int, Streaks] | None = None
 ) -> Records:
     """Lowest and highest total of a full 11-round game, most points in one round, most
-    rounds gone out in one game and the longest win streak: every holder of each (streaks:
-    win_streaks(games), when already worked out)."""
-    lowest, highest, best_round, most_out = _Best(lowest=True), _Best(), _Best(), _Best()
-    for game in games:
-        if game.solitaire:
-            continue
-        for seat in game.played():
-            if seat.full_game:
-                lowest.offer(seat.total, seat, game)
-                highest.offer(seat.total, seat, game)
-            if seat.highest_round is not None:
-                best_round.offer(seat.highest_round, seat, game, seat.highest_round_number)
-            if seat.went_out:
-                most_out.offer(seat.went_out, seat, game)
-    longest = _Best()
-    for person, streak in (win_streaks(games) if streaks is None else streaks).items():
-        if streak.longest and streak.longest_ended is not None:
-            ended = streak.longest_ended
-            longest.holders_of(streak.longest).append(
-                RecordHolder(person, streak.longest, ended.watch_code, ended.finished_at)
-            )
-    return Records(
-        lowest_total=lowest.holders(),
-        highest_total=highest.holders(),
-        highest_round=best_round.holders(),
-        most_went_out=most_out.holders(),
-        longest_win_streak=longest.holders(),
-    )
+    rounds gone out in one game and the longest win streak: every holder of each."""
+    return SeasonTally(games).records()
 
 
 class _Best:
@@ -340,18 +284,104 @@ def rated_seats(game: FinishedGame) -> list[FinishedSeat]:
 def skill_ratings(games: Sequence[FinishedGame]) -> Ratings:
     """openskill's Plackett-Luce model with its defaults, teams of one, the games rated in
     order of finishing, everyone starting afresh."""
-    ratings: dict[int, tuple[float, float]] = {}
-    history: dict[int, list[RatingPoint]] = {}
-    fresh = (MU, SIGMA)
-    for game in games:
-        seats = rated_seats(game)
-        if not seats:
-            continue
-        rated = rate_game([ratings.get(seat.person, fresh) for seat in seats], game_ranks(seats))
-        for seat, (mu, sigma) in zip(seats, rated, strict=True):
-            ratings[seat.person] = (mu, sigma)
-            history.setdefault(seat.person, []).append(
-                RatingPoint(game.finished_at, game.watch_code, ordinal(mu, sigma))
+    return SeasonTally(games).ratings()
+
+
+class SeasonTally:
+    """A season's streaks, records, ratings and head to head, brought up to date one game
+    at a time in the order the games finished: a game that finishes after all the others
+    costs only itself, whatever the number of games before it."""
+
+    def __init__(self, games: Iterable[FinishedGame] = ()) -> None:
+        self.games: list[FinishedGame] = []
+        self._streaks: dict[int, Streaks] = {}
+        self._lowest, self._highest = _Best(lowest=True), _Best()
+        self._best_round, self._most_out = _Best(), _Best()
+        self._ratings: dict[int, tuple[float, float]] = {}
+        self._rating_history: dict[int, list[RatingPoint]] = {}
+        self._pairs: dict[int, dict[int, list[int]]] = defaultdict(dict)
+        """For each person, each other person compared with them: games, lower, higher."""
+        self.extend(games)
+
+    def extend(self, games: Iterable[FinishedGame]) -> None:
+        """Add games that finished after every game added so far, in order of finishing."""
+        for game in games:
+            self._add(game)
+
+    def _add(self, game: FinishedGame) -> None:
+        self.games.append(game)
+        if game.solitaire:
+            return
+        played = game.played()
+        for seat in played:
+            self._streaks[seat.person] = _next_streak(
+                self._streaks.get(seat.person, Streaks()), seat, game
             )
-    now = {person: Rating(mu, sigma, ordinal(mu, sigma)) for person, (mu, sigma) in ratings.items()}
-    return Ratings(now=now, history=history)
+            if seat.full_game:
+                self._lowest.offer(seat.total, seat, game)
+                self._highest.offer(seat.total, seat, game)
+            if seat.highest_round is not None:
+                self._best_round.offer(seat.highest_round, seat, game, seat.highest_round_number)
+            if seat.went_out:
+                self._most_out.offer(seat.went_out, seat, game)
+        compared = _compared(game)
+        if len(compared) >= 2:
+            for person, mine in compared.items():
+                tallies = self._pairs[person]
+                for other, theirs in compared.items():
+                    if other != person:
+                        tally = tallies.setdefault(other, [0, 0, 0])
+                        tally[0] += 1
+                        tally[1] += mine < theirs
+                        tally[2] += theirs < mine
+        seats = rated_seats(game)
+        if seats:
+            fresh = (MU, SIGMA)
+            rated = rate_game(
+                [self._ratings.get(seat.person, fresh) for seat in seats], game_ranks(seats)
+            )
+            for seat, (mu, sigma) in zip(seats, rated, strict=True):
+                self._ratings[seat.person] = (mu, sigma)
+                self._rating_history.setdefault(seat.person, []).append(
+                    RatingPoint(game.finished_at, game.watch_code, ordinal(mu, sigma))
+                )
+
+    def streaks(self) -> dict[int, Streaks]:
+        return dict(self._streaks)
+
+    def records(self) -> Records:
+        longest = _Best()
+        for person, streak in self._streaks.items():
+            if streak.longest and streak.longest_ended is not None:
+                ended = streak.longest_ended
+                longest.holders_of(streak.longest).append(
+                    RecordHolder(person, streak.longest, ended.watch_code, ended.finished_at)
+                )
+        return Records(
+            lowest_total=self._lowest.holders(),
+            highest_total=self._highest.holders(),
+            highest_round=self._best_round.holders(),
+            most_went_out=self._most_out.holders(),
+            longest_win_streak=longest.holders(),
+        )
+
+    def ratings(self) -> Ratings:
+        now = {
+            person: Rating(mu, sigma, ordinal(mu, sigma))
+            for person, (mu, sigma) in self._ratings.items()
+        }
+        history = {person: list(points) for person, points in self._rating_history.items()}
+        return Ratings(now=now, history=history)
+
+    def most_played(self, shown: int) -> tuple[dict[int, dict[int, HeadToHead]], dict[int, int]]:
+        """Each person's head to head against the `shown` people they played most (on
+        equal games the lower id first), and how many people they played with in all."""
+        versus: dict[int, dict[int, HeadToHead]] = {}
+        opponents: dict[int, int] = {}
+        for person, tallies in self._pairs.items():
+            opponents[person] = len(tallies)
+            chosen = heapq.nsmallest(
+                shown, tallies.items(), key=lambda item: (-item[1][0], item[0])
+            )
+            versus[person] = {other: HeadToHead(*tally) for other, tally in chosen}
+        return versus, opponents

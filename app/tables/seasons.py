@@ -15,7 +15,7 @@ import bisect
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -26,12 +26,9 @@ from ..rules.seasons import (
     FinishedGame,
     FinishedSeat,
     Period,
+    SeasonTally,
     in_order,
-    most_played,
-    skill_ratings,
-    table_records,
     versus_of,
-    win_streaks,
 )
 from ..rules.stats import HeadToHead, PersonGameLine, table_stats
 from .state import Season
@@ -82,6 +79,14 @@ class _Part:
 
 
 @dataclass
+class _Worked:
+    """A season as worked out, and the tally behind it (to add games that finish later)."""
+
+    season: Season
+    tally: SeasonTally
+
+
+@dataclass
 class _Kept:
     """What one table keeps: each game's fingerprint and part, the history built from
     them, and its seasons (all time apart, never pushed out by the others)."""
@@ -92,8 +97,8 @@ class _Kept:
     fingerprints: dict[int, Fingerprint] = field(default_factory=dict)
     parts: dict[int, _Part] = field(default_factory=dict)
     history: TableHistory | None = None
-    all_time: Season | None = None
-    seasons: OrderedDict[Period, Season] = field(default_factory=OrderedDict)
+    all_time: _Worked | None = None
+    seasons: OrderedDict[Period, _Worked] = field(default_factory=OrderedDict)
 
 
 _tables: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
@@ -111,7 +116,7 @@ def season(session: Session, *, table_id: int, version: int, period: Period) -> 
         if found is not None and kept.history is history:
             if not period.all_time:
                 kept.seasons.move_to_end(period)
-            return found
+            return found.season
     with _workers:
         worked_out = _work_out(history, period)
     with kept.lock:
@@ -122,7 +127,7 @@ def season(session: Session, *, table_id: int, version: int, period: Period) -> 
                 kept.seasons[period] = worked_out
                 while len(kept.seasons) > SEASONS_KEPT:
                     kept.seasons.popitem(last=False)
-    return worked_out
+    return worked_out.season
 
 
 def person_versus(
@@ -133,23 +138,42 @@ def person_versus(
     return versus_of(chosen.games, person_id)
 
 
-def _work_out(history: TableHistory, period: Period) -> Season:
-    games = history.chosen(period)
-    streaks = win_streaks(games)
-    versus, opponents = most_played(games, VERSUS_KEPT)
-    lines = (line for game in games for line in history.lines[game.game])
+def _work_out(history: TableHistory, period: Period) -> _Worked:
+    tally = SeasonTally(history.chosen(period))
+    return _Worked(_season_of(tally, history, period), tally)
+
+
+def _season_of(tally: SeasonTally, history: TableHistory, period: Period) -> Season:
+    """The season as the tally has it now (its own copies: the tally goes on)."""
+    versus, opponents = tally.most_played(VERSUS_KEPT)
+    games = list(tally.games)
     return Season(
         period=period,
         years=history.years,
         games=games,
-        stats=table_stats(lines),
+        stats=table_stats(line for game in games for line in history.lines[game.game]),
         versus=versus,
         opponents=opponents,
-        streaks=streaks,
-        records=table_records(games, streaks),
-        ratings=skill_ratings(games),
+        streaks=tally.streaks(),
+        records=tally.records(),
+        ratings=tally.ratings(),
         codes=history.codes,
     )
+
+
+def _brought_on(kept: _Kept, history: TableHistory, appended: list[FinishedGame]) -> None:
+    """Bring every kept season up to date with games that finished after all the others:
+    the seasons they fall in add them to their tallies, the rest take the new history's
+    years and codes."""
+    worked = [kept.all_time, *kept.seasons.values()]
+    for chosen in (entry for entry in worked if entry is not None):
+        period = chosen.season.period
+        joining = [game for game in appended if period.covers(game.finished_at)]
+        if joining:
+            chosen.tally.extend(joining)
+            chosen.season = _season_of(chosen.tally, history, period)
+        else:
+            chosen.season = replace(chosen.season, years=history.years, codes=history.codes)
 
 
 def _table_kept(session: Session, table_id: int) -> _Kept:
@@ -189,13 +213,46 @@ def _current_history(session: Session, table_id: int, version: int, kept: _Kept)
             parts.pop(game, None)
         parts.update(read)
         gone = [game for game in before if game not in fingerprints]
-        # A round saved to a game still going changes no season: those stay kept.
-        moved = any(before.get(game) != parts.get(game) for game in [*changed, *gone])
+        # A round saved to a game still going changes no season: those stay kept. Games
+        # that finished after every other are added to the kept seasons; any other change
+        # to a finished game works them out afresh.
+        moved = [game for game in [*changed, *gone] if before.get(game) != parts.get(game)]
         kept.fingerprints, kept.parts, kept.version = fingerprints, parts, version
-        if moved or kept.history is None:
-            kept.history = _history(parts)
+        if not moved and kept.history is not None:
+            return kept.history
+        old, kept.history = kept.history, _history(parts)
+        appended = _appended(old, before, parts, moved)
+        if appended is None:
             kept.all_time, kept.seasons = None, OrderedDict()
+        else:
+            _brought_on(kept, kept.history, appended)
         return kept.history
+
+
+def _appended(
+    old: TableHistory | None,
+    before: dict[int, _Part],
+    parts: dict[int, _Part],
+    moved: list[int],
+) -> list[FinishedGame] | None:
+    """The games that moved, in the order they finished, when each of them is newly
+    finished and finished after every game the old history holds; None otherwise."""
+    if old is None:
+        return None
+    appended = []
+    for game_id in moved:
+        was, now = before.get(game_id), parts.get(game_id)
+        if (was is not None and was.game is not None) or now is None or now.game is None:
+            return None
+        appended.append(now.game)
+    appended = in_order(appended)
+    if old.games and _order_key(appended[0]) <= _order_key(old.games[-1]):
+        return None
+    return appended
+
+
+def _order_key(game: FinishedGame) -> tuple[datetime, int]:
+    return (_utc(game.finished_at), game.game)
 
 
 def _fingerprints(session: Session, table_id: int) -> dict[int, Fingerprint]:

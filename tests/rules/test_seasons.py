@@ -196,3 +196,58 @@ def test_ratings_are_openskills_plackett_luce_over_the_games_in_order():
     spring = skill_ratings(in_order(games, period_from(None, "2026-02-01", None)))
     assert spring.now[ANN].mu != rated.now[ANN].mu
     assert len(spring.history[ANN]) == 2
+
+
+def random_games(rng, count, people):
+    """count finished games among people, a day apart: ties, leavers, solitaire and games
+    ended early among them."""
+    games = []
+    for number in range(1, count + 1):
+        day = date(2024, 1, 1).toordinal() + number
+        when = date.fromordinal(day)
+        if rng.random() < 0.1:
+            games.append(
+                game(
+                    number, (when.year, when.month, when.day), seat(1, 60, won=True), solitaire=True
+                )
+            )
+            continue
+        chosen = rng.sample(people, rng.randint(2, min(6, len(people))))
+        totals = [rng.choice([30, 45, 45, 60, 90, 120]) for _ in chosen]
+        low = min(totals)
+        seats = [
+            seat(
+                person,
+                total,
+                won=total == low,
+                rounds=rng.choice([11, 11, 11, 7, 0]),
+                went_out=rng.randint(0, 4),
+                seated=rng.random() > 0.1,
+                high=rng.choice([None, 20, 50, 50]),
+                at=rng.randint(1, 11),
+            )
+            for person, total in zip(chosen, totals, strict=True)
+        ]
+        games.append(game(number, (when.year, when.month, when.day), *seats))
+    return in_order(games)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_games_added_to_a_kept_tally_give_what_all_the_games_give_at_once(seed):
+    import random
+
+    from app.rules.seasons import SeasonTally
+
+    rng = random.Random(seed)
+    games = random_games(rng, 120, list(range(1, 9)))
+    split = rng.randint(1, len(games) - 1)
+    kept = SeasonTally(games[:split])
+    before = kept.ratings()
+    kept.extend(games[split:])
+    whole = SeasonTally(games)
+    assert kept.records() == whole.records() == table_records(games)
+    assert kept.streaks() == whole.streaks() == win_streaks(games)
+    assert kept.ratings() == whole.ratings() == skill_ratings(games)
+    assert kept.most_played(3) == whole.most_played(3)
+    # What was handed out before the later games came is not changed by them.
+    assert before == SeasonTally(games[:split]).ratings()
