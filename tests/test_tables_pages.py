@@ -259,3 +259,20 @@ def test_the_table_page_grows_in_step_with_its_people(settings):
             sizes[people] = len(text.encode())
     # Twice the people (and games) add about twice as much: in step, not by the square.
     assert sizes[48] - sizes[24] < 2.6 * (sizes[24] - sizes[12])
+
+
+def test_a_table_of_many_people_lists_the_highest_rated_and_all_on_asking(client, monkeypatch):
+    from app.web import table_pages
+
+    monkeypatch.setattr(table_pages, "PEOPLE_SHOWN", 2)
+    table = new_table(client)
+    play(client, table_game(client, table, ["Ann", "Ben", "Cy"]), [[0, 25, 40]])
+    page = client.get(f"/t/{table['code']}")
+    listed = re.findall(r'<span class="person-name">([^<]*)</span>', page.text)
+    assert listed == ["Ann", "Ben"]  # Ann won, Ben came second
+    assert "Show all 3 people" in visible_text(page.text)
+    assert any(a["href"].endswith("?people=all#people") for a in elements(page.text, "a"))
+    everyone = client.get(f"/t/{table['code']}?people=all")
+    listed = re.findall(r'<span class="person-name">([^<]*)</span>', everyone.text)
+    assert listed == ["Ann", "Ben", "Cy"]
+    assert "Show all 3 people" not in visible_text(everyone.text)

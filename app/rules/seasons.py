@@ -268,8 +268,12 @@ class Ratings:
 def game_ranks(seats: Sequence[FinishedSeat]) -> list[float]:
     """Ranks for the rating (1 the best): lower totals rank higher; equal totals share a
     rank unless a tie-break decided them, when its winner ranks ahead."""
-    keys = [(seat.total, not seat.won) for seat in seats]
-    return [float(sorted(set(keys)).index(key) + 1) for key in keys]
+    return _ranks([(seat.total, not seat.won) for seat in seats])
+
+
+def _ranks(keys: Sequence[tuple[int, bool]]) -> list[float]:
+    rank_of = {key: float(rank) for rank, key in enumerate(sorted(set(keys)), start=1)}
+    return [rank_of[key] for key in keys]
 
 
 def rated_seats(game: FinishedGame) -> list[FinishedSeat]:
@@ -312,8 +316,13 @@ class SeasonTally:
         self.games.append(game)
         if game.solitaire:
             return
-        played = game.played()
-        for seat in played:
+        # played(), _compared() and rated_seats() of the game, each seat looked at once.
+        seated = []
+        for seat in game.seats:
+            if not seat.rounds:
+                continue
+            if seat.seated:
+                seated.append(seat)
             self._streaks[seat.person] = _next_streak(
                 self._streaks.get(seat.person, Streaks()), seat, game
             )
@@ -324,27 +333,26 @@ class SeasonTally:
                 self._best_round.offer(seat.highest_round, seat, game, seat.highest_round_number)
             if seat.went_out:
                 self._most_out.offer(seat.went_out, seat, game)
-        compared = _compared(game)
-        if len(compared) >= 2:
-            for person, mine in compared.items():
-                tallies = self._pairs[person]
-                for other, theirs in compared.items():
-                    if other != person:
-                        tally = tallies.setdefault(other, [0, 0, 0])
-                        tally[0] += 1
-                        tally[1] += mine < theirs
-                        tally[2] += theirs < mine
-        seats = rated_seats(game)
-        if seats:
-            fresh = (MU, SIGMA)
-            rated = rate_game(
-                [self._ratings.get(seat.person, fresh) for seat in seats], game_ranks(seats)
+        if len(seated) < 2:
+            return
+        keys = [(seat.total, not seat.won) for seat in seated]
+        for seat, mine in zip(seated, keys, strict=True):
+            tallies = self._pairs[seat.person]
+            for other, theirs in zip(seated, keys, strict=True):
+                if other.person != seat.person:
+                    tally = tallies.get(other.person)
+                    if tally is None:
+                        tally = tallies[other.person] = [0, 0, 0]
+                    tally[0] += 1
+                    tally[1] += mine < theirs
+                    tally[2] += theirs < mine
+        fresh = (MU, SIGMA)
+        rated = rate_game([self._ratings.get(seat.person, fresh) for seat in seated], _ranks(keys))
+        for seat, (mu, sigma) in zip(seated, rated, strict=True):
+            self._ratings[seat.person] = (mu, sigma)
+            self._rating_history.setdefault(seat.person, []).append(
+                RatingPoint(game.finished_at, game.watch_code, ordinal(mu, sigma))
             )
-            for seat, (mu, sigma) in zip(seats, rated, strict=True):
-                self._ratings[seat.person] = (mu, sigma)
-                self._rating_history.setdefault(seat.person, []).append(
-                    RatingPoint(game.finished_at, game.watch_code, ordinal(mu, sigma))
-                )
 
     def streaks(self) -> dict[int, Streaks]:
         return dict(self._streaks)

@@ -68,6 +68,9 @@ from .retrying import RetryingRoute
 router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
 Code = Annotated[str, Path()]
 GAMES_SHOWN = 30
+PEOPLE_SHOWN = 100
+"""People the table page lists, the highest rated first (all of them on asking): a club's
+table of hundreds keeps its page small and quick."""
 CHART_FROM_ROUNDS = 2
 
 
@@ -341,6 +344,8 @@ def _table_response(
     deleted: Sequence[DeletedGame] = (),
     imported: str = "",
 ) -> Response:
+    ranked = _by_rating(state)
+    wants_everyone = request.query_params.get("people") == "all"
     context = {
         "deleted": deleted,
         "imported": imported,
@@ -353,7 +358,8 @@ def _table_response(
         "keeper_url": str(request.url_for("table_page", code=state.code)),
         "season_query": _season_query(request),
         "record_names": RECORD_NAMES,
-        "ranked": _by_rating(state),
+        "ranked": ranked if wants_everyone else ranked[:PEOPLE_SHOWN],
+        "everyone_query": "?" + urlencode({**_season_params(request), "people": "all"}),
     }
     return render(request, "table.html", context, block=block, status_code=status_code)
 
@@ -455,8 +461,12 @@ def _by_rating(state: TableState) -> list[PersonView]:
 
 def _season_query(request: Request) -> str:
     """The season part of this page's address, for the links that keep it."""
-    kept = {k: v for k, v in request.query_params.items() if k in ("year", "from", "to") and v}
+    kept = _season_params(request)
     return ("?" + urlencode(kept)) if kept else ""
+
+
+def _season_params(request: Request) -> dict[str, str]:
+    return {k: v for k, v in request.query_params.items() if k in ("year", "from", "to") and v}
 
 
 RECORD_NAMES = {
