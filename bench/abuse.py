@@ -658,6 +658,165 @@ def import_beside_saves(folder: str) -> None:
         server.stop()
 
 
+READS = 30
+READ_TARGET_MS = 300.0
+AFTER_WRITES = 8
+FAMILY_OF_20 = [f"Kin {n:02d}" for n in range(20)]
+
+
+def finish_game(server: Server, table: str, players: list[str]) -> None:
+    """A new game at the table, played to its end (every round: the first seat goes out,
+    the others keep 20 points)."""
+    game = server.post("/api/games", {"players": players, "table": table})["code"]
+    body = {"results": [{"went_out": True}] + [{"points": 20} for _ in players[1:]]}
+    for number in range(1, 12):
+        request = urllib.request.Request(
+            f"{server.base}/api/games/{game}/rounds/{number}",
+            json.dumps(body).encode(),
+            {"content-type": "application/json"},
+            method="PUT",
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            response.read()
+
+
+def table_reads(folder: str) -> None:
+    server = Server(folder, Path(folder) / "reads.log", IMPORT_MAX_BYTES=str(EIGHT_MIB + 64))
+    try:
+        tables = []
+        for label, people, size in (
+            ("2,000 games among 20 people", FAMILY_OF_20, 6),
+            ("2,000 games among 500 people", [f"Person {n:03d}" for n in range(500)], 4),
+        ):
+            made = server.post("/api/tables", {"name": label})
+            document = recorded_games(
+                IMPORT_GAMES,
+                lambda n, people=people, size=size: [
+                    people[(n * 7 + i * 37) % len(people)] for i in range(size)
+                ],
+            )
+            server.post(f"/api/tables/{made['code']}/import", document, timeout=600)
+            tables.append((label, made, people, size))
+        print(
+            f"Reads of a table (targets: p99 < {READ_TARGET_MS:.0f} ms, first reads and reads "
+            "after a write included; GET /api/tables/{code} < 1 MB)"
+        )
+        verdicts = []
+        for label, made, people, size in tables:
+            keeper, watch = made["code"], made["watch_code"]
+            person = json.loads(urllib.request.urlopen(f"{server.base}/api/tables/{keeper}").read())
+            person_id = person["people"][0]["id"]
+            print(f"  {label}:")
+            paths = []
+            for code in (keeper, watch):
+                paths += [
+                    f"/api/tables/{code}",
+                    f"/api/tables/{code}?year=2025",
+                    f"/api/tables/{code}?from=2025-03-02&to=2025-10-19",
+                    f"/t/{code}",
+                    f"/t/{code}?year=2025",
+                    f"/t/{code}?from=2025-02-01&to=2025-06-30",
+                    f"/t/{code}/people/{person_id}",
+                    f"/t/{code}/people/{person_id}?year=2025",
+                    f"/api/tables/{code}/people/{person_id}",
+                    f"/t/{code}/people/{person_id}/rating.svg",
+                ]
+            for path in paths:
+                runs = [server.fetch(path) for _ in range(READS)]
+                times = [ms for _, ms in runs]
+                size_kb = runs[0][0] / 1000
+                ok = percentile(times, 0.99) < READ_TARGET_MS and (
+                    not path.startswith("/api/tables/") or size_kb < 1000
+                )
+                verdicts.append(ok)
+                shown = path.replace(keeper, "{keeper}").replace(watch, "{watch}")
+                shown = shown.replace(f"/{person_id}", "/{id}")
+                print(
+                    f"    {shown:<52} {size_kb:7.1f} KB  first {times[0]:6.1f}  "
+                    f"p50 {percentile(times, 0.5):6.1f}  p99 {percentile(times, 0.99):6.1f} ms  "
+                    f"{'PASS' if ok else 'FAIL'}"
+                )
+            after: list[float] = []
+            for _ in range(AFTER_WRITES):
+                finish_game(server, keeper, people[:size])
+                for path in (
+                    f"/api/tables/{keeper}",
+                    f"/t/{watch}",
+                    f"/api/tables/{keeper}?year=2025",
+                ):
+                    after.append(server.fetch(path)[1])
+            ok = max(after) < READ_TARGET_MS
+            verdicts.append(ok)
+            print(
+                f"    first reads after a game finished ({AFTER_WRITES} games, 3 reads each): "
+                f"p50 {percentile(after, 0.5):.1f}, max {max(after):.1f} ms  "
+                f"{'PASS' if ok else 'FAIL'}"
+            )
+        print(f"  {'PASS' if all(verdicts) else 'FAIL'}: every read")
+    finally:
+        server.stop()
+
+
+SEASON_CLIENTS = 16
+
+
+def seasons_at_once(folder: str) -> None:
+    server = Server(folder, Path(folder) / "seasons.log", IMPORT_MAX_BYTES=str(EIGHT_MIB + 64))
+    try:
+        codes = []
+        for name in ("The Crowd", "The Neighbours"):
+            code = server.post("/api/tables", {"name": name})["code"]
+            document = recorded_games(
+                IMPORT_GAMES,
+                lambda n: [FAMILY_OF_20[(n * 7 + i * 3) % 20] for i in range(6)],
+            )
+            server.post(f"/api/tables/{code}/import", document, timeout=600)
+            codes.append(code)
+        crowd, neighbours = codes
+        other = server.post("/api/games", {"players": ["Ann", "Ben", "Cy"]})["code"]
+        kept_path = f"/api/tables/{neighbours}?year=2025"
+        for _ in range(3):
+            server.fetch(kept_path)
+        before = [server.fetch(kept_path)[1] for _ in range(10)]
+        health, page = Timer(server, "/healthz"), Timer(server, f"/api/games/{other}")
+        health.start()
+        page.start()
+        start = threading.Barrier(SEASON_CLIENTS)
+        season_times: list[float] = []
+
+        def ask(client: int) -> None:
+            start.wait()
+            for round_ in range(4):
+                first = 1 + (client * 4 + round_) % 28
+                path = f"/api/tables/{crowd}?from=2025-01-{first:02d}&to=2025-12-{first:02d}"
+                season_times.append(server.fetch(path)[1])
+
+        clients = [threading.Thread(target=ask, args=(n,)) for n in range(SEASON_CLIENTS)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        health_figures, page_figures = health.stop(), page.stop()
+        after = [server.fetch(kept_path)[1] for _ in range(10)]
+        worst = max(percentile(health.times, 0.99), percentile(page.times, 0.99))
+        kept_ok = max(after) < 100
+        print(
+            f"Sixteen clients at once, each asking 4 new from/to seasons of a table of "
+            f"{IMPORT_GAMES} games: season answers p50 {percentile(season_times, 0.5):.1f}, "
+            f"max {max(season_times):.1f} ms"
+        )
+        print(f"  GET /healthz meanwhile: {health_figures}")
+        print(f"  GET /api/games/{{code}} (another game) meanwhile: {page_figures}")
+        print(
+            f"  another table's kept season: p50 {percentile(before, 0.5):.1f} ms before, "
+            f"max {max(after):.1f} ms after (target: still kept, < 100 ms)"
+        )
+        ok = worst < 500 and kept_ok
+        print(f"  {'PASS' if ok else 'FAIL'}: other requests' p99 {worst:.1f} ms (target < 500 ms)")
+    finally:
+        server.stop()
+
+
 EXPORT_SECONDS = 2.0
 EXPORTS_AT_ONCE = 4
 
@@ -730,6 +889,8 @@ def main() -> int:
             ten_imports,
             import_beside_saves,
             exports_at_once,
+            table_reads,
+            seasons_at_once,
         )
         chosen = [p for p in parts if not sys.argv[1:] or p.__name__ in sys.argv[1:]]
         for part in chosen:

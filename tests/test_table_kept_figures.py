@@ -99,3 +99,14 @@ def test_a_round_saved_to_a_game_still_going_changes_no_figure(client, played):
     play(client, game, ROUNDS[:2], finish=False)
     now = [figures(answer) for answer in answers(client, played)]
     assert now == kept == [figures(answer) for answer in afresh(client, played)]
+
+
+def test_games_finished_one_after_another_all_reach_a_season_not_asked_for_between(client, played):
+    answers(client, played)  # all time, a year and a from-to season kept
+    code = played["code"]
+    for players in (["Dee", "Ann", "Ben"], ["Cy", "Ben", "Ann"]):
+        play(client, table_game(client, played, players), [[25, 0, 13], *ROUNDS[1:]])
+        client.get(f"/api/tables/{code}")  # all time asked for, the other seasons not
+    now = answers(client, played)
+    assert now == afresh(client, played)
+    assert sum(p["stats"]["games"] for p in now[1]["people"]) == 5 * 3

@@ -80,9 +80,11 @@ class _Part:
 
 @dataclass
 class _Worked:
-    """A season as worked out, and the tally behind it (to add games that finish later)."""
+    """A season as worked out (None once games were added to its tally, until it is asked
+    for again), and the tally behind it (to add games that finish later)."""
 
-    season: Season
+    period: Period
+    season: Season | None
     tally: SeasonTally
 
 
@@ -108,7 +110,8 @@ _workers = threading.BoundedSemaphore(SEASON_WORKERS)
 
 def season(session: Session, *, table_id: int, version: int, period: Period) -> Season:
     """The table's season: kept when the table's version is the one it was kept against,
-    else worked out (and kept, within the table's bound)."""
+    else worked out (and kept, within the table's bound). Working a season out needs no
+    database: the session's connection goes back to the pool while it waits its turn."""
     kept = _table_kept(session, table_id)
     history = _current_history(session, table_id, version, kept)
     with kept.lock:
@@ -116,7 +119,10 @@ def season(session: Session, *, table_id: int, version: int, period: Period) -> 
         if found is not None and kept.history is history:
             if not period.all_time:
                 kept.seasons.move_to_end(period)
+            if found.season is None:  # games were added to its tally since
+                found.season = _season_of(found.tally, history, period)
             return found.season
+    session.rollback()
     with _workers:
         worked_out = _work_out(history, period)
     with kept.lock:
@@ -127,6 +133,7 @@ def season(session: Session, *, table_id: int, version: int, period: Period) -> 
                 kept.seasons[period] = worked_out
                 while len(kept.seasons) > SEASONS_KEPT:
                     kept.seasons.popitem(last=False)
+    assert worked_out.season is not None
     return worked_out.season
 
 
@@ -140,7 +147,7 @@ def person_versus(
 
 def _work_out(history: TableHistory, period: Period) -> _Worked:
     tally = SeasonTally(history.chosen(period))
-    return _Worked(_season_of(tally, history, period), tally)
+    return _Worked(period, _season_of(tally, history, period), tally)
 
 
 def _season_of(tally: SeasonTally, history: TableHistory, period: Period) -> Season:
@@ -163,16 +170,15 @@ def _season_of(tally: SeasonTally, history: TableHistory, period: Period) -> Sea
 
 def _brought_on(kept: _Kept, history: TableHistory, appended: list[FinishedGame]) -> None:
     """Bring every kept season up to date with games that finished after all the others:
-    the seasons they fall in add them to their tallies, the rest take the new history's
-    years and codes."""
+    the seasons they fall in add them to their tallies (the season itself worked out again
+    when next asked for), the rest take the new history's years and codes."""
     worked = [kept.all_time, *kept.seasons.values()]
     for chosen in (entry for entry in worked if entry is not None):
-        period = chosen.season.period
-        joining = [game for game in appended if period.covers(game.finished_at)]
+        joining = [game for game in appended if chosen.period.covers(game.finished_at)]
         if joining:
             chosen.tally.extend(joining)
-            chosen.season = _season_of(chosen.tally, history, period)
-        else:
+            chosen.season = None
+        elif chosen.season is not None:
             chosen.season = replace(chosen.season, years=history.years, codes=history.codes)
 
 
