@@ -39,6 +39,10 @@ from .web import api, errors, installable, pages, piles, stream, table_pages, ta
 SWITCH_INTERVAL_S = 0.0005
 
 
+GC_THRESHOLDS = (50_000, 20, 100)
+"""The cycle collector's thresholds (gc.set_threshold), set when the app starts."""
+
+
 def create_app(app_settings: Settings | None = None) -> FastAPI:
     """Build the app for app_settings (the environment's settings by default)."""
     chosen = app_settings or settings
@@ -73,6 +77,11 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
             # walking it again and again, which pauses live updates to a table of watchers.
             gc.collect()
             gc.freeze()
+            # A full collection walks every object the process keeps (a busy table's kept
+            # seasons alone run to a hundred thousand): with Python's defaults a table page
+            # now and then waited 100 ms or more for one. Collect young objects after
+            # 50,000 allocations, not 700, and the rest far less often.
+            gc.set_threshold(*GC_THRESHOLDS)
             # A thread busy in Python (an import, a burst of saves) hands the interpreter on
             # every half millisecond, not every five: the event loop gives up the interpreter
             # at each system call, and at the default it waited up to 5 ms to get it back
