@@ -156,12 +156,18 @@ def begin_write(session: Session) -> None:
 def locked(statement: Selected, *, of: Any = None) -> Selected:
     """statement, locking the rows it reads until the write transaction ends.
 
-    On PostgreSQL that is SELECT ... FOR UPDATE: a second process saving the same game waits
-    here, then reads the version the first one wrote. SQLite has no row locks and needs none:
-    BEGIN IMMEDIATE (begin_write) already holds the whole database for one writer. `of`
-    names the table whose rows are locked when the statement outer-joins others.
+    On PostgreSQL that is SELECT ... FOR NO KEY UPDATE: a second process saving the same game
+    waits here, then reads the version the first one wrote. NO KEY: the lock keeps out other
+    writers of the row, not the key-share lock another transaction's foreign-key check takes
+    on it (as FOR UPDATE would): a finish that holds its game and adds a person's first sums
+    (their table_id) would wait for a join holding that table while it waits for the game,
+    a deadlock. SQLite has no row locks and needs none: BEGIN IMMEDIATE (begin_write) already
+    holds the whole database for one writer. `of` names the table whose rows are locked when
+    the statement outer-joins others.
     """
-    return statement.with_for_update(of=of).execution_options(populate_existing=True)
+    return statement.with_for_update(of=of, key_share=True).execution_options(
+        populate_existing=True
+    )
 
 
 @contextmanager
