@@ -42,7 +42,7 @@ cost the memory and the processor time of one."""
 MOST_NESTING = 16
 """Deepest nesting the format has (table, games, a game, rounds, a round, results, a
 result, cards) with room to spare; anything deeper is refused as soon as it is read."""
-PARSE_CHUNK = 1 << 19
+PARSE_CHUNK = 1 << 16
 _RANK_BY_CODE = {code: rank for rank, code in RANK_CODES.items()}
 _OPENS = frozenset(("start_map", "start_array"))
 _CLOSES = frozenset(("end_map", "end_array"))

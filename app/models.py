@@ -122,9 +122,18 @@ class PlayTable(SQLModel, table=True):
     watch_code: str = Field(unique=True, max_length=64)
     name: str = Field(max_length=60)
     created_at: datetime = Field(default_factory=utc_now)
-    version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    """Advanced by every change to the table (its games, its people): what a server keeps of
-    the table's figures is current while this is what it was kept against."""
+
+
+class TableVersion(SQLModel, table=True):
+    """A table's version, advanced by every change to it (its games, its people): what a
+    server keeps of the table's figures is current while this is what it was kept against.
+    A row of its own, not a column of play_table: a save holds its game and then advances
+    this, while a join or a rematch holds play_table and then waits for the game."""
+
+    __tablename__ = "table_version"
+
+    table_id: int = Field(foreign_key="play_table.id", primary_key=True)
+    version: int = 0
 
 
 class Person(SQLModel, table=True):

@@ -5,7 +5,7 @@ kept seasons, and whatever was kept, the answer is the one worked out afresh."""
 import pytest
 from sqlmodel import Session, select
 
-from app.models import PlayTable
+from app.models import PlayTable, TableVersion
 from app.tables import seasons
 from tests.tables_helpers import new_table, play, table_game
 
@@ -14,7 +14,11 @@ ROUNDS = [[0, 25, 40], [7, 0, 12], [12, 7, 0]] + [[0, 13, 30]] * 8
 
 def version_of(client, table):
     with Session(client.app.state.engine) as session:
-        return session.exec(select(PlayTable.version).where(PlayTable.code == table["code"])).one()
+        return session.exec(
+            select(TableVersion.version)
+            .join(PlayTable, PlayTable.id == TableVersion.table_id)
+            .where(PlayTable.code == table["code"])
+        ).one()
 
 
 def answers(client, table):

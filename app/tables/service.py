@@ -22,6 +22,7 @@ from ..models import (
     PersonGame,
     PlayTable,
     TableGame,
+    TableVersion,
 )
 from ..names import UnreadableText, looks_blank, person_key, plain_name
 from ..rules.schedule import RoundOrder
@@ -92,6 +93,8 @@ def create_table(session: Session, *, name: str) -> TableState:
     )
     begin_write(session)
     session.add(table)
+    session.flush()
+    session.add(TableVersion(table_id=table.id or 0))
     session.commit()
     return load_table(session, code=table.code)
 
@@ -106,7 +109,10 @@ def load_table(
     table = _find(session, code, for_edit=False)
     state = _state(session, table, games_limit=games_limit)
     chosen = seasons.season(
-        session, table_id=table.id or 0, version=table.version, period=period or Period()
+        session,
+        table_id=table.id or 0,
+        version=_version(session, table.id or 0),
+        period=period or Period(),
     )
     people = tuple(
         replace(
@@ -132,7 +138,11 @@ def load_person(
     if chosen is None:
         raise NoSuchPerson(f"Person {person_id} is not at this table.")
     versus = seasons.person_versus(
-        session, table_id=table.id or 0, version=table.version, period=period, person_id=person_id
+        session,
+        table_id=table.id or 0,
+        version=_version(session, table.id or 0),
+        period=period,
+        person_id=person_id,
     )
     return state, replace(chosen, versus=versus)
 
@@ -395,6 +405,13 @@ def exported_games(session: Session, *, table_code: str) -> tuple[str, list[int]
         .order_by(col(TableGame.created_at), col(TableGame.id))
     ).all()
     return table.name, list(game_ids)
+
+
+def _version(session: Session, table_id: int) -> int:
+    """The table's version (tables made before versions were kept have one from the
+    migration)."""
+    found = session.exec(select(TableVersion.version).where(TableVersion.table_id == table_id))
+    return found.first() or 0
 
 
 def _find(session: Session, code: str, *, for_edit: bool = True, lock: bool = False) -> PlayTable:

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, delete, select
 
 from ..db import insert_plain_rows
 from ..games import GameChange, GameState
-from ..models import Person, PersonGame, PlayTable, TableGame, utc_now
+from ..models import Person, PersonGame, TableGame, TableVersion, utc_now
 from ..names import person_key
 from ..rules.stats import game_outcomes
 from .state import TableError
@@ -34,7 +34,6 @@ def record_change(session: Session, change: GameChange) -> None:
     ).scalar()
     if table_id is None:
         return  # not a table's game
-    advance(session, [table_id])
     if change.joined_seat is not None:
         _seat_joined(session, table_id, after, change.joined_seat)
     results = _results(after)
@@ -47,6 +46,8 @@ def record_change(session: Session, change: GameChange) -> None:
         .values({name: bindparam(f"b_{name}") for name in results[0] if name != "position"}),
         [{"b_game_id": after.game_id, **{f"b_{k}": v for k, v in row.items()}} for row in results],
     )
+    # Last: a join or a rematch may hold the table and wait for this game.
+    advance(session, [table_id])
 
 
 def link_game(
@@ -70,7 +71,6 @@ def link_games(
     imported with): one INSERT for the list, one for the seats. The sums are the caller's."""
     if not games:
         return
-    advance(session, [table_id])
     session.execute(
         insert(TableGame),
         [
@@ -92,6 +92,7 @@ def link_games(
             for person, result in zip(person_ids, _results(state), strict=True)
         ],
     )
+    advance(session, [table_id])
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,6 @@ def link_imported_games(
     person_of: one INSERT for the list, one for the seats, straight to the database."""
     if not imported:
         return
-    advance(session, [table_id])
     connection = session.connection()
     connection.execute(
         insert(TableGame.__table__),  # type: ignore[attr-defined]
@@ -162,6 +162,7 @@ def link_imported_games(
             for key, result in zip(game.keys, game.results, strict=True)
         ],
     )
+    advance(session, [table_id])
 
 
 def advance(session: Session, table_ids: Sequence[int]) -> None:
@@ -169,9 +170,9 @@ def advance(session: Session, table_ids: Sequence[int]) -> None:
     keeps of their figures is then known to be stale."""
     if table_ids:
         session.execute(
-            update(PlayTable)
-            .where(col(PlayTable.id).in_(table_ids))
-            .values(version=col(PlayTable.version) + 1)
+            update(TableVersion)
+            .where(col(TableVersion.table_id).in_(table_ids))
+            .values(version=col(TableVersion.version) + 1)
         )
 
 

@@ -3,8 +3,8 @@
 A table's stats and head to head, all time as any season, are worked out from its people's
 rows of each game (tables/seasons.py), so the running sums (person_sums, pair_sums) and the
 list of tables to sum again (stale_sums) are dropped. Each table gets a version
-(play_table.version), advanced by every change to it: what a server keeps of a table's
-figures is kept against it. Going back makes them again, empty,
+(table_version), advanced by every change to it: what a server keeps of a table's figures
+is kept against it. Going back makes them again, empty,
 with every table listed to be summed on the next start.
 
 Revision ID: 0012
@@ -41,17 +41,23 @@ MAYBE_NONE = {"best_total", "worst_total", "solitaire_best"}
 
 
 def upgrade() -> None:
-    op.add_column(
-        "play_table", sa.Column("version", sa.Integer(), nullable=False, server_default="0")
+    op.create_table(
+        "table_version",
+        sa.Column("table_id", sa.Integer(), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["table_id"], ["play_table.id"], name=op.f("fk_table_version_table_id_play_table")
+        ),
+        sa.PrimaryKeyConstraint("table_id", name=op.f("pk_table_version")),
     )
+    op.execute("INSERT INTO table_version (table_id, version) SELECT id, 0 FROM play_table")
     op.drop_table("stale_sums")
     op.drop_table("pair_sums")
     op.drop_table("person_sums")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("play_table") as batch:
-        batch.drop_column("version")
+    op.drop_table("table_version")
     op.create_table(
         "person_sums",
         sa.Column("person_id", sa.Integer(), nullable=False),
