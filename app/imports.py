@@ -43,6 +43,10 @@ MOST_NESTING = 16
 """Deepest nesting the format has (table, games, a game, rounds, a round, results, a
 result, cards) with room to spare; anything deeper is refused as soon as it is read."""
 PARSE_CHUNK = 1 << 16
+"""Bytes the parser takes at a time: it hands the interpreter on between chunks."""
+LONGEST_VALUE = 1 << 16
+"""No value of an export (a name, an id, a date, a number) comes near this many bytes."""
+_STRUCTURE = tuple(bytes([char]) for char in b",:{}[]")
 _RANK_BY_CODE = {code: rank for rank, code in RANK_CODES.items()}
 _OPENS = frozenset(("start_map", "start_array"))
 _CLOSES = frozenset(("end_map", "end_array"))
@@ -83,6 +87,7 @@ def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> 
     parser, the games counted as they are read and nothing built, so a hostile body costs
     time and memory in step with its size and is refused at the first byte that gives it
     away."""
+    _check_values(raw)
     outline = Outline()
     depth = 0
     keys: set[str] = set()
@@ -142,6 +147,25 @@ def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> 
     if not outline.one_game and games_kind != "start_array":
         raise ImportRefused('The document is malformed at games: it needs a list of "games".')
     return outline
+
+
+def _check_values(raw: bytes) -> None:
+    """ImportRefused when a stretch of the body holding none of JSON's , : { } [ ] covers
+    two whole windows of LONGEST_VALUE bytes: no export has such a value, and the parser
+    would copy a value that long again for every chunk it spans. One pass of the bytes'
+    own search, a window at a time."""
+    bare = 0
+    for start in range(0, len(raw), LONGEST_VALUE):
+        end = start + LONGEST_VALUE
+        if any(raw.find(char, start, end) >= 0 for char in _STRUCTURE):
+            bare = 0
+            continue
+        bare += 1
+        if bare == 2:
+            raise ImportRefused(
+                "The document holds a value longer than any export's (a name, a date or a "
+                f"number running past {LONGEST_VALUE // 1024} KB)."
+            )
 
 
 def _count_game(outline: Outline, most_games: int) -> None:

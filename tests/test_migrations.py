@@ -211,6 +211,7 @@ TABLE_TABLES = {
     "person",
     "merged_person",
     "table_game",
+    "table_version",
     "person_game",
 }
 OTHER_TABLES = {"create_count"}  # the create limit

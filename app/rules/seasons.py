@@ -19,7 +19,7 @@ class PeriodError(ValueError):
     """A season that cannot be read: the message says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Period:
     """The games that finished from `start` to `end` (dates in UTC, both inclusive; None: no
     limit on that side)."""
@@ -78,7 +78,7 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FinishedSeat:
     """One person's part in a finished game, as streaks, records and ratings read it."""
 
@@ -94,7 +94,7 @@ class FinishedSeat:
     highest_round_number: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FinishedGame:
     """A finished game of the table, with when it finished and its watch code."""
 
@@ -115,7 +115,7 @@ def in_order(games: Iterable[FinishedGame], period: Period = Period()) -> list[F
     return sorted(chosen, key=lambda game: (_utc(game.finished_at), game.game))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Streaks:
     longest: int = 0
     current: int = 0
@@ -179,7 +179,7 @@ def most_played(
     return SeasonTally(games).most_played(shown)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RecordHolder:
     """A person holding a record: the figure, the game where it was set, and (for the most
     points in one round) which round."""
@@ -191,7 +191,7 @@ class RecordHolder:
     round: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Records:
     """The table's records over games of two or more players, each with every holder."""
 
@@ -240,7 +240,7 @@ class _Best:
         return sorted(self.found, key=lambda holder: (_utc(holder.finished_at), holder.person))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rating:
     """A skill rating: mu, its uncertainty sigma, and the ordinal mu - 3 sigma (what a
     person is at least, almost surely)."""
@@ -250,7 +250,7 @@ class Rating:
     ordinal: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RatingPoint:
     """A person's ordinal after one rated game."""
 
@@ -259,7 +259,7 @@ class RatingPoint:
     ordinal: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ratings:
     now: dict[int, Rating]
     history: dict[int, list[RatingPoint]]
@@ -291,6 +291,12 @@ def skill_ratings(games: Sequence[FinishedGame]) -> Ratings:
     return SeasonTally(games).ratings()
 
 
+_LOWER, _HIGHER = 21, 42
+"""Where a pair's count of games finished lower and higher sit in its one number (the
+games in the lowest 21 bits: two million games together, far past any table's)."""
+_GAMES = (1 << _LOWER) - 1
+
+
 class SeasonTally:
     """A season's streaks, records, ratings and head to head, brought up to date one game
     at a time in the order the games finished: a game that finishes after all the others
@@ -303,8 +309,9 @@ class SeasonTally:
         self._best_round, self._most_out = _Best(), _Best()
         self._ratings: dict[int, tuple[float, float]] = {}
         self._rating_history: dict[int, list[RatingPoint]] = {}
-        self._pairs: dict[int, dict[int, list[int]]] = defaultdict(dict)
-        """For each person, each other person compared with them: games, lower, higher."""
+        self._pairs: dict[int, dict[int, int]] = defaultdict(dict)
+        """For each person, each other person compared with them: games, lower and higher
+        in one number (see _LOWER): a big table has a quarter of a million pairs."""
         self.extend(games)
 
     def extend(self, games: Iterable[FinishedGame]) -> None:
@@ -340,12 +347,12 @@ class SeasonTally:
             tallies = self._pairs[seat.person]
             for other, theirs in zip(seated, keys, strict=True):
                 if other.person != seat.person:
-                    tally = tallies.get(other.person)
-                    if tally is None:
-                        tally = tallies[other.person] = [0, 0, 0]
-                    tally[0] += 1
-                    tally[1] += mine < theirs
-                    tally[2] += theirs < mine
+                    tallies[other.person] = (
+                        tallies.get(other.person, 0)
+                        + 1
+                        + ((mine < theirs) << _LOWER)
+                        + ((theirs < mine) << _HIGHER)
+                    )
         fresh = (MU, SIGMA)
         rated = rate_game([self._ratings.get(seat.person, fresh) for seat in seated], _ranks(keys))
         for seat, (mu, sigma) in zip(seated, rated, strict=True):
@@ -389,7 +396,12 @@ class SeasonTally:
         for person, tallies in self._pairs.items():
             opponents[person] = len(tallies)
             chosen = heapq.nsmallest(
-                shown, tallies.items(), key=lambda item: (-item[1][0], item[0])
+                shown, tallies.items(), key=lambda item: (-(item[1] & _GAMES), item[0])
             )
-            versus[person] = {other: HeadToHead(*tally) for other, tally in chosen}
+            versus[person] = {
+                other: HeadToHead(
+                    tally & _GAMES, (tally >> _LOWER) & _GAMES, (tally >> _HIGHER) & _GAMES
+                )
+                for other, tally in chosen
+            }
         return versus, opponents

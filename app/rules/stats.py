@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .standings import ranking
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeatOutcome:
     """What one game leaves for one seat."""
 
@@ -52,7 +52,7 @@ def game_outcomes(
     return outcomes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PersonGameLine:
     """One person's finished game, as the stats read it."""
 
@@ -72,7 +72,7 @@ class PersonGameLine:
     """Still at the table when the game ended (False: left during it)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SolitaireStats:
     """Games played alone: how many, how many won, the best (lowest) total."""
 
@@ -81,7 +81,7 @@ class SolitaireStats:
     best_total: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PersonStats:
     """One person's numbers over a table's finished games (rates and averages exact)."""
 
@@ -99,7 +99,7 @@ class PersonStats:
     solitaire: SolitaireStats = field(default_factory=SolitaireStats)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HeadToHead:
     """Games two people played together; `lower`: times this person finished with fewer
     points than the other, `higher`: times the other did."""
@@ -113,7 +113,7 @@ def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PersonTotals:
     """Sums over one person's finished games: what the stats are computed from (the
     database adds these up with SQL; totals_of is the same sum in Python)."""

@@ -35,6 +35,9 @@ from .state import Season
 
 KEPT_TABLES = 32
 """Tables whose history a process keeps: the families playing lately."""
+KEPT_SEATS = 120_000
+"""Seats of finished games the kept tables may hold in all (about 60 MB): a few clubs'
+tables of thousands of big games push out the rest rather than swell the server."""
 SEASONS_KEPT = 12
 """Seasons a table keeps besides all time (the oldest asked for goes first)."""
 SEASON_WORKERS = 1
@@ -85,7 +88,8 @@ class _Worked:
 
     period: Period
     season: Season | None
-    tally: SeasonTally
+    tally: SeasonTally | None
+    """Kept only for a season that games finishing now can still join."""
 
 
 @dataclass
@@ -99,6 +103,8 @@ class _Kept:
     fingerprints: dict[int, Fingerprint] = field(default_factory=dict)
     parts: dict[int, _Part] = field(default_factory=dict)
     history: TableHistory | None = None
+    seats: int = 0
+    """The seats of the history's games: what it weighs against KEPT_SEATS."""
     all_time: _Worked | None = None
     seasons: OrderedDict[Period, _Worked] = field(default_factory=OrderedDict)
 
@@ -120,6 +126,7 @@ def season(session: Session, *, table_id: int, version: int, period: Period) -> 
             if not period.all_time:
                 kept.seasons.move_to_end(period)
             if found.season is None:  # games were added to its tally since
+                assert found.tally is not None
                 found.season = _season_of(found.tally, history, period)
             return found.season
     session.rollback()
@@ -147,7 +154,8 @@ def person_versus(
 
 def _work_out(history: TableHistory, period: Period) -> _Worked:
     tally = SeasonTally(history.chosen(period))
-    return _Worked(period, _season_of(tally, history, period), tally)
+    still_open = period.end is None or period.end >= datetime.now(UTC).date()
+    return _Worked(period, _season_of(tally, history, period), tally if still_open else None)
 
 
 def _season_of(tally: SeasonTally, history: TableHistory, period: Period) -> Season:
@@ -171,15 +179,28 @@ def _season_of(tally: SeasonTally, history: TableHistory, period: Period) -> Sea
 def _brought_on(kept: _Kept, history: TableHistory, appended: list[FinishedGame]) -> None:
     """Bring every kept season up to date with games that finished after all the others:
     the seasons they fall in add them to their tallies (the season itself worked out again
-    when next asked for), the rest take the new history's years and codes."""
-    worked = [kept.all_time, *kept.seasons.values()]
-    for chosen in (entry for entry in worked if entry is not None):
-        joining = [game for game in appended if chosen.period.covers(game.finished_at)]
-        if joining:
-            chosen.tally.extend(joining)
-            chosen.season = None
-        elif chosen.season is not None:
-            chosen.season = replace(chosen.season, years=history.years, codes=history.codes)
+    when next asked for; one kept without a tally is let go), the rest take the new
+    history's years and codes."""
+    if kept.all_time is not None:
+        kept.all_time = _joined(kept.all_time, history, appended)
+    for period, chosen in list(kept.seasons.items()):
+        joined = _joined(chosen, history, appended)
+        if joined is None:
+            del kept.seasons[period]
+        else:
+            kept.seasons[period] = joined
+
+
+def _joined(chosen: _Worked, history: TableHistory, appended: list[FinishedGame]) -> _Worked | None:
+    joining = [game for game in appended if chosen.period.covers(game.finished_at)]
+    if joining:
+        if chosen.tally is None:
+            return None
+        chosen.tally.extend(joining)
+        chosen.season = None
+    elif chosen.season is not None:
+        chosen.season = replace(chosen.season, years=history.years, codes=history.codes)
+    return chosen
 
 
 def _table_kept(session: Session, table_id: int) -> _Kept:
@@ -191,7 +212,9 @@ def _table_kept(session: Session, table_id: int) -> _Kept:
         if kept is None:
             kept = _tables[key] = _Kept()
         _tables.move_to_end(key)
-        while len(_tables) > KEPT_TABLES:
+        while len(_tables) > 1 and (
+            len(_tables) > KEPT_TABLES or sum(t.seats for t in _tables.values()) > KEPT_SEATS
+        ):
             _tables.popitem(last=False)
         return kept
 
@@ -227,6 +250,7 @@ def _current_history(session: Session, table_id: int, version: int, kept: _Kept)
         if not moved and kept.history is not None:
             return kept.history
         old, kept.history = kept.history, _history(parts)
+        kept.seats = sum(len(game.seats) for game in kept.history.games)
         appended = _appended(old, before, parts, moved)
         if appended is None:
             kept.all_time, kept.seasons = None, OrderedDict()
