@@ -9,6 +9,26 @@
 # proxy can reach the port. It is left at the app's default (127.0.0.1) on purpose: inside a
 # container that trusts no one, so forged X-Forwarded-* headers are ignored until you say so.
 # Set ROOT_PATH (such as /crownkeeper) when the proxy serves the app under a sub-path.
+
+# The build stage makes wheels: Crownkeeper's own (templates, static files and migrations
+# inside it as package data) and one of every dependency at the version constraints.txt pins
+# (`make lock`), with PostgreSQL's driver (the postgres extra), so the same image serves
+# DATABASE_URL=postgresql+psycopg://... too.
+FROM python:3.11-slim AS build
+
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /src
+COPY pyproject.toml constraints.txt README.md LICENSE ./
+COPY app/ app/
+COPY templates/ templates/
+COPY static/ static/
+COPY migrations/ migrations/
+RUN pip wheel --no-cache-dir --wheel-dir /wheels -c constraints.txt '.[postgres]'
+
+# The image installs those wheels and nothing else: no source tree, no download, no build
+# tools. (The bind mount needs BuildKit, Docker's builder since 23.0.) tests/test_container.py
+# runs both stages' commands, into a fresh virtualenv.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -21,19 +41,8 @@ RUN groupadd --system --gid 10001 crownkeeper \
 
 WORKDIR /app
 
-COPY pyproject.toml constraints.txt README.md alembic.ini ./
-COPY app/ app/
-COPY templates/ templates/
-COPY static/ static/
-COPY migrations/ migrations/
-
-# Installs the dependencies (and a copy of the package), with PostgreSQL's driver (the
-# postgres extra), so the same image serves DATABASE_URL=postgresql+psycopg://... too.
-# `python -m app` below runs from WORKDIR, so /app/app is imported first and finds
-# templates/, static/ and migrations/ here. constraints.txt pins every version (`make lock`),
-# so a rebuild installs what CI tested. tests/test_container.py runs this same command in a
-# fresh virtualenv.
-RUN pip install --no-cache-dir -c constraints.txt '.[postgres]'
+RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
+    pip install --no-cache-dir --no-index --find-links /wheels 'crownkeeper[postgres]'
 
 ENV DATABASE_URL=sqlite:////data/crownkeeper.db \
     BACKUP_DIR=/data/backups \
@@ -49,4 +58,4 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD ["python", "-c", "import urllib.request,os; urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"PORT\",\"8000\")}/healthz', timeout=3)"]
 
-CMD ["python", "-m", "app"]
+CMD ["crownkeeper", "serve"]

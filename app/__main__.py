@@ -1,8 +1,9 @@
-"""`python -m app`: serve Crownkeeper with uvicorn, as the settings say (one process on
-SQLite, WORKERS processes on PostgreSQL).
+"""`python -m app` (or the installed console script, `crownkeeper`): serve Crownkeeper with
+uvicorn, as the settings say (one process on SQLite, WORKERS processes on PostgreSQL);
+`serve` says so by name.
 
-`python -m app backup [PATH]` writes a consistent copy of the database while the server
-runs; `python -m app restore PATH` puts a checked copy back (with the server stopped).
+`backup [PATH]` writes a consistent copy of the database while the server runs;
+`restore PATH` puts a checked copy back (with the server stopped).
 """
 
 import sys
@@ -16,11 +17,17 @@ from .serve import concurrency_limit, raise_open_file_limit, take_database
 
 
 def main() -> None:
-    """Run the server: one process on SQLite, WORKERS processes on PostgreSQL."""
-    if len(sys.argv) > 1:
+    """Run the command asked for: serve (the default), backup or restore."""
+    arguments = sys.argv[1:]
+    if arguments and arguments != ["serve"]:
         from .commands import run_command
 
-        raise SystemExit(run_command(sys.argv[1:], settings))
+        raise SystemExit(run_command(arguments, settings))
+    serve()
+
+
+def serve() -> None:
+    """Run the server: one process on SQLite, WORKERS processes on PostgreSQL."""
     try:
         settings.check()
         check_driver(settings.database_url)

@@ -1,4 +1,4 @@
-"""`python -m app backup [PATH]` and `python -m app restore PATH`."""
+"""`crownkeeper backup [PATH]` and `crownkeeper restore PATH` (or `python -m app ...`)."""
 
 import sys
 from pathlib import Path
@@ -9,9 +9,10 @@ from .config import Settings
 from .db import sqlite_path
 from .serve import CANNOT_START
 
-USAGE = """usage: python -m app                  serve Crownkeeper
-       python -m app backup [PATH]    write a consistent copy of the database (server may run)
-       python -m app restore PATH     replace the database with a checked copy (server stopped)"""
+USAGE = """usage: crownkeeper [serve]            serve Crownkeeper
+       crownkeeper backup [PATH]      write a consistent copy of the database (server may run)
+       crownkeeper restore PATH       replace the database with a checked copy (server stopped)
+(`python -m app` takes the same commands.)"""
 
 
 def run_command(arguments: list[str], settings: Settings) -> int:
@@ -21,6 +22,9 @@ def run_command(arguments: list[str], settings: Settings) -> int:
     if command in ("-h", "--help", "help"):
         print(USAGE)
         return 0
+    if not (command == "backup" and len(rest) <= 1 or command == "restore" and len(rest) == 1):
+        print(USAGE, file=sys.stderr)
+        return 2
     if database is None:
         print(
             "These backups are for SQLite databases; DATABASE_URL names another. On "
@@ -28,12 +32,9 @@ def run_command(arguments: list[str], settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
-    if command == "backup" and len(rest) <= 1:
+    if command == "backup":
         return _backup(database, rest[0] if rest else None, settings)
-    if command == "restore" and len(rest) == 1:
-        return _restore(database, Path(rest[0]))
-    print(USAGE, file=sys.stderr)
-    return 2
+    return _restore(database, Path(rest[0]))
 
 
 def _backup(database: Path, path: str | None, settings: Settings) -> int:

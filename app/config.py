@@ -6,7 +6,14 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# Installed (`pip install .` or the wheel), templates, static files and migrations are package
+# data inside app/ (pyproject.toml maps them there); in the source tree, which an editable
+# install runs from, they sit beside app/.
+_FILES_DIR = _PACKAGE_DIR if (_PACKAGE_DIR / "templates").is_dir() else _PACKAGE_DIR.parent
+TEMPLATES_DIR = _FILES_DIR / "templates"
+STATIC_DIR = _FILES_DIR / "static"
+MIGRATIONS_DIR = _FILES_DIR / "migrations"
 
 
 class Settings(BaseSettings):

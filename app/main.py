@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from . import backup, housekeeping, live, logs, serve
-from .config import PROJECT_DIR, Settings, SettingsError, settings
+from .config import STATIC_DIR, Settings, SettingsError, settings
 from .db import MissingDriver, make_engine
 from .games import GameState, load_for_live_pages, on_change, on_commit, on_purge
 from .guards import (
@@ -113,7 +113,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.state.streams = stream.StreamCounts(
         per_game=chosen.streams_per_game, total=chosen.streams_total
     )
-    app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(tables_api.router)
     app.include_router(pages.router)

@@ -8,7 +8,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
-from .config import PROJECT_DIR
+from .config import MIGRATIONS_DIR
 from .db import migrating
 
 
@@ -17,9 +17,10 @@ class DatabaseTooNew(RuntimeError):
 
 
 def alembic_config() -> Config:
-    """Alembic's configuration for this project's migrations folder."""
-    config = Config(str(PROJECT_DIR / "alembic.ini"))
-    config.set_main_option("script_location", str(PROJECT_DIR / "migrations"))
+    """Alembic's configuration for this project's migrations folder, in the source tree or
+    installed (alembic.ini, which an installed package has not, is for the `alembic` command)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
     return config
 
 

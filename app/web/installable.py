@@ -11,14 +11,13 @@ import json
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from ..config import PROJECT_DIR
+from ..config import STATIC_DIR, TEMPLATES_DIR
 from .deps import Code
 from .remembered import forget
 from .rendering import redirect, render, templates
 
 router = APIRouter()
 
-STATIC_DIR = PROJECT_DIR / "static"
 # The pages' own background colours (static/app.css, --bg light and dark).
 LIGHT_BACKGROUND = "#fbf8f1"
 DARK_BACKGROUND = "#141418"
@@ -40,7 +39,7 @@ def static_files() -> tuple[str, ...]:
 def build_version() -> str:
     """A fingerprint of the static files and the worker itself: an upgrade that changes
     either gives the worker new bytes, so phones fetch every static file afresh."""
-    digest = hashlib.sha256((PROJECT_DIR / "templates" / "sw.js").read_bytes())
+    digest = hashlib.sha256((TEMPLATES_DIR / "sw.js").read_bytes())
     for name in static_files():
         digest.update(name.encode())
         digest.update((STATIC_DIR / name).read_bytes())

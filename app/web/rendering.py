@@ -17,14 +17,14 @@ from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from ..addresses import shared_base
-from ..config import PROJECT_DIR
+from ..config import TEMPLATES_DIR
 from ..games import GameState, ReplacedLink
 from ..rules.cards import RANK_CODES, RANK_PLURALS
 from ..rules.schedule import ROUND_COUNT
 from ..rules.solver import has_wild_only_group
 from .forms import card_face, chip_face, keypad, suit_grid
 
-templates = Jinja2Blocks(directory=PROJECT_DIR / "templates")
+templates = Jinja2Blocks(directory=TEMPLATES_DIR)
 
 
 @pass_context
