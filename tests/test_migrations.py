@@ -212,6 +212,7 @@ TABLE_TABLES = {
     "merged_person",
     "table_game",
     "person_game",
+    "table_version",
 }
 OTHER_TABLES = {"create_count"}  # the create limit
 
