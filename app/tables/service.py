@@ -24,7 +24,7 @@ from ..models import (
     TableGame,
     TableVersion,
 )
-from ..names import UnreadableText, looks_blank, person_key, plain_name
+from ..names import UnreadableText, folded, looks_blank, plain_name
 from ..rules.schedule import RoundOrder
 from ..rules.seasons import Period
 from ..rules.stats import PersonStats
@@ -170,13 +170,13 @@ def start_game(
     mode: GameMode | None = None,
     max_people: int | None = None,
 ) -> GameState:
-    """Start a game at the table: names that match a person (ignoring case) are that person,
+    """Start a game at the table: names that match a person (names.folded) are that person,
     new names become new people of the table (TableError beyond max_people in all). One
     transaction, the table locked first: games started at once count each other's people."""
     begin_write(session)
     table_id = _find(session, table_code, lock=True).id or 0
     if max_people is not None:
-        keys = {person_key(name) for name in games.clean_names(players)}
+        keys = {folded(name) for name in games.clean_names(players)}
         known = session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all()
         people = len(keys.union(known))
         if people > max_people:
@@ -220,7 +220,7 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
     if not name.strip():
         raise TableError("A person needs a name.")
     (cleaned,) = games.clean_names([name])
-    key = person_key(cleaned)
+    key = folded(cleaned)
     clash = session.exec(
         select(Person).where(Person.table_id == table.id, Person.folded_name == key)
     ).first()
@@ -242,7 +242,7 @@ def check_room_for(session: Session, *, game_id: int, name: str, max_people: int
     if table_id is None:
         return
     try:
-        key = person_key(name)
+        key = folded(name)
     except UnreadableText:
         return  # not a name: the join refuses it in words
     keys = session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all()
@@ -256,11 +256,11 @@ def check_room_for(session: Session, *, game_id: int, name: str, max_people: int
 
 
 def person_named(session: Session, *, table_code: str, name: str) -> int:
-    """The id of the table's person with this name (ignoring case and spacing); TableError
+    """The id of the table's person with this name (as names.folded matches); TableError
     when nobody at the table has it."""
     table = _find(session, table_code, for_edit=False)
     try:
-        wanted = person_key(name)
+        wanted = folded(name)
     except UnreadableText as error:
         raise TableError(f"The name {error}: type it again.") from error
     if not wanted:
@@ -344,12 +344,12 @@ def link_imported(
 
 def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> int:
     """How many people the table would have with these names among them (names match
-    people as tables match them: names.person_key)."""
+    people as tables match them: names.folded)."""
     table = _find(session, table_code, for_edit=False)
     known = set(session.exec(select(Person.folded_name).where(Person.table_id == table.id)).all())
     for name in names:
         try:
-            known.add(person_key(name))
+            known.add(folded(name))
         except UnreadableText:
             continue
     return len(known)

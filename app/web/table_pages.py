@@ -30,6 +30,7 @@ from ..games import (
     restore_game,
 )
 from ..imports import ImportRefused, ImportTooBig
+from ..names import folded
 from ..ratelimit import RateLimited
 from ..rules.cards import MAX_PLAYERS
 from ..rules.seasons import Period, PeriodError, period_from
@@ -322,9 +323,9 @@ def restore_page(request: Request, code: Code, session: SessionDep) -> Response:
 
 def _seat_person(form: NewGameForm, name: str) -> None:
     """Put a tapped person in the first empty seat (or a new one); a second tap removes them."""
-    taken = [n.strip().casefold() for n in form.names]
-    if name.strip().casefold() in taken:
-        form.names[taken.index(name.strip().casefold())] = ""
+    taken = [folded(n) for n in form.names]
+    if folded(name) in taken:
+        form.names[taken.index(folded(name))] = ""
         return
     for index, seat_name in enumerate(form.names):
         if not seat_name.strip():
@@ -345,13 +346,15 @@ def _table_response(
     imported: str = "",
 ) -> Response:
     ranked = _by_rating(state)
+    seated = {folded(name) for name in form.names if name.strip()}
     wants_everyone = request.query_params.get("people") == "all"
     context = {
         "deleted": deleted,
         "imported": imported,
         "table": state,
         "form": form,
-        "seated": {n.strip().casefold() for n in form.names if n.strip()},
+        # The people on the form, as table.html looks them up (by their name casefolded).
+        "seated": {p.name.casefold() for p in state.people if folded(p.name) in seated},
         "games": state.games,
         "names": {person.id: person.name for person in state.people},
         "watch_url": str(request.url_for("table_page", code=state.watch_code)),
