@@ -3,7 +3,7 @@ and "Аnn" (a Cyrillic А) are one person at a table, as they are one name in a 
 
 import pytest
 
-from tests.html import elements
+from tests.html import elements, visible_text
 from tests.tables_helpers import new_table, person, play, table_game
 
 CYRILLIC_ANN = "\u0410nn"
@@ -89,3 +89,29 @@ def test_a_tapped_person_is_the_seat_spelled_another_way(client):
     names = [e["value"] for e in elements(tapped, "input") if e.get("name", "").startswith("name_")]
     assert names == ["", ""]
 
+
+def test_a_merged_persons_page_leads_to_the_person_kept(client):
+    table = new_table(client)
+    play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
+    play(client, table_game(client, table, ["Anne", "Ben"]), [[0, 13]])
+    ann = person({"people": people(client, table)}, "Ann")
+    anne = person({"people": people(client, table)}, "Anne")
+    code = table["code"]
+    merge = client.post(f"/api/tables/{code}/people/{anne['id']}/merge", json={"into": ann["id"]})
+    assert merge.status_code == 200, merge.text
+    page = client.get(f"/t/{code}/people/{anne['id']}?year=2026", follow_redirects=False)
+    assert page.status_code == 303
+    assert page.headers["location"].endswith(f"/t/{code}/people/{ann['id']}?year=2026")
+    kept = client.get(f"/t/{code}/people/{anne['id']}")
+    assert kept.status_code == 200 and "Games (2)" in visible_text(kept.text)
+    asked = client.get(f"/api/tables/{code}/people/{anne['id']}")
+    assert asked.status_code == 409
+    assert asked.json()["into"] == ann["id"]
+    assert "Anne was merged and is one person with Ann now" in asked.json()["detail"]
+    # Merged again, into someone else: the page leads to whoever holds the games now.
+    table_game(client, table, ["Zed", "Ben"])
+    zed = person({"people": people(client, table)}, "Zed")
+    client.post(f"/api/tables/{code}/people/{ann['id']}/merge", json={"into": zed["id"]})
+    again = client.get(f"/t/{code}/people/{anne['id']}", follow_redirects=False)
+    assert again.headers["location"].endswith(f"/t/{code}/people/{zed['id']}")
+    assert client.get(f"/t/{code}/people/999999").status_code == 404

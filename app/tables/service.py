@@ -131,12 +131,15 @@ def load_person(
     session: Session, *, code: str, person_id: int, period: Period
 ) -> tuple[TableState, PersonView]:
     """The table over the season (no games listed) and one of its people, with their whole
-    head to head; NoSuchPerson when they are not at the table."""
+    head to head; PersonMerged (naming who they are one with) when they were merged away,
+    NoSuchPerson when they were never at the table."""
     table = _find(session, code, for_edit=False)
     state = load_table(session, code=code, games_limit=0, period=period)
     chosen = next((person for person in state.people if person.id == person_id), None)
     if chosen is None:
-        raise NoSuchPerson(f"Person {person_id} is not at this table.")
+        raise _merged(session, table, person_id) or NoSuchPerson(
+            f"Person {person_id} is not at this table."
+        )
     versus = seasons.person_versus(
         session,
         table_id=table.id or 0,
@@ -431,25 +434,47 @@ def _find(session: Session, code: str, *, for_edit: bool = True, lock: bool = Fa
 
 def _person(session: Session, table: PlayTable, person_id: int) -> Person:
     # Ids are 64-bit: a larger number (from a path or a form) is nobody, not a database error.
-    in_range = 0 < person_id < 2**63
-    person = session.get(Person, person_id) if in_range else None
+    person = session.get(Person, person_id) if 0 < person_id < 2**63 else None
     if person is not None and person.table_id == table.id:
         return person
-    gone = None
-    if in_range:
-        gone = session.exec(
-            select(MergedPerson)
-            .where(MergedPerson.person_id == person_id, MergedPerson.table_id == table.id)
-            .order_by(col(MergedPerson.id).desc())
-        ).first()
-    if gone is None:
-        raise NoSuchPerson(f"Person {person_id} is not at this table.")
-    into = session.get(Person, gone.into_id)
-    one_with = f" with {into.name}" if into is not None and into.table_id == table.id else ""
-    raise PersonMerged(
-        f"{gone.name} was merged and is one person{one_with} now. Reload the table to see "
-        "who is at it."
+    raise _merged(session, table, person_id) or NoSuchPerson(
+        f"Person {person_id} is not at this table."
     )
+
+
+def _merged(session: Session, table: PlayTable, person_id: int) -> PersonMerged | None:
+    """PersonMerged naming who a person merged away is one with now (following merges made
+    since into the person kept), None when person_id was never merged at the table."""
+    gone = _merge_of(session, table, person_id)
+    if gone is None:
+        return None
+    into_id, seen = gone.into_id, {person_id}
+    into = session.get(Person, into_id)
+    while (into is None or into.table_id != table.id) and into_id not in seen:
+        seen.add(into_id)
+        later = _merge_of(session, table, into_id)
+        if later is None:
+            break
+        into_id = later.into_id
+        into = session.get(Person, into_id)
+    kept = into if into is not None and into.table_id == table.id else None
+    one_with = f" with {kept.name}" if kept is not None else ""
+    return PersonMerged(
+        f"{gone.name} was merged and is one person{one_with} now. Reload the table to see "
+        "who is at it.",
+        into_id=kept.id if kept is not None else None,
+    )
+
+
+def _merge_of(session: Session, table: PlayTable, person_id: int) -> MergedPerson | None:
+    """The latest merge of person_id away at the table, if any."""
+    if not 0 < person_id < 2**63:
+        return None
+    return session.exec(
+        select(MergedPerson)
+        .where(MergedPerson.person_id == person_id, MergedPerson.table_id == table.id)
+        .order_by(col(MergedPerson.id).desc())
+    ).first()
 
 
 def _state(session: Session, table: PlayTable, *, games_limit: int | None = None) -> TableState:

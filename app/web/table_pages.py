@@ -38,6 +38,7 @@ from ..rules.stats import result_line
 from ..tables import (
     DeletedGame,
     NoSuchPerson,
+    PersonMerged,
     PersonView,
     ReadOnlyTable,
     TableError,
@@ -401,6 +402,12 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
         )
     except (TableNotFound, NoSuchPerson) as error:
         raise HTTPException(404, str(error)) from error
+    except PersonMerged as error:
+        if error.into_id is None:
+            raise
+        # The page of someone merged away is the page of the person they are now.
+        kept = request.url_for("person_page", code=code, person_id=str(error.into_id))
+        return RedirectResponse(kept.replace(query=request.url.query), 303)
     if state.season is None:
         raise HTTPException(404, f"Person {person_id} is not at this table.")
     season = state.season
