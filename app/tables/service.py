@@ -137,9 +137,7 @@ def load_person(
     state = load_table(session, code=code, games_limit=0, period=period)
     chosen = next((person for person in state.people if person.id == person_id), None)
     if chosen is None:
-        raise _merged(session, table, person_id) or NoSuchPerson(
-            f"Person {person_id} is not at this table."
-        )
+        raise _not_here(session, table, person_id)
     versus = seasons.person_versus(
         session,
         table_id=table.id or 0,
@@ -437,44 +435,31 @@ def _person(session: Session, table: PlayTable, person_id: int) -> Person:
     person = session.get(Person, person_id) if 0 < person_id < 2**63 else None
     if person is not None and person.table_id == table.id:
         return person
-    raise _merged(session, table, person_id) or NoSuchPerson(
-        f"Person {person_id} is not at this table."
-    )
+    raise _not_here(session, table, person_id)
 
 
-def _merged(session: Session, table: PlayTable, person_id: int) -> PersonMerged | None:
-    """PersonMerged naming who a person merged away is one with now (following merges made
-    since into the person kept), None when person_id was never merged at the table."""
-    gone = _merge_of(session, table, person_id)
-    if gone is None:
-        return None
-    into_id, seen = gone.into_id, {person_id}
-    into = session.get(Person, into_id)
-    while (into is None or into.table_id != table.id) and into_id not in seen:
-        seen.add(into_id)
-        later = _merge_of(session, table, into_id)
-        if later is None:
+def _not_here(session: Session, table: PlayTable, person_id: int) -> TableError:
+    """Why person_id is not at the table: PersonMerged naming who they are one with now
+    (through the merges made since) for someone merged away, else NoSuchPerson."""
+    name, seen, asked = "", set(), person_id
+    while 0 < asked < 2**63 and asked not in seen:
+        seen.add(asked)
+        gone = session.exec(
+            select(MergedPerson)
+            .where(MergedPerson.person_id == asked, MergedPerson.table_id == table.id)
+            .order_by(col(MergedPerson.id).desc())
+        ).first()
+        if gone is None:
             break
-        into_id = later.into_id
-        into = session.get(Person, into_id)
-    kept = into if into is not None and into.table_id == table.id else None
-    one_with = f" with {kept.name}" if kept is not None else ""
-    return PersonMerged(
-        f"{gone.name} was merged and is one person{one_with} now. Reload the table to see "
-        "who is at it.",
-        into_id=kept.id if kept is not None else None,
-    )
-
-
-def _merge_of(session: Session, table: PlayTable, person_id: int) -> MergedPerson | None:
-    """The latest merge of person_id away at the table, if any."""
-    if not 0 < person_id < 2**63:
-        return None
-    return session.exec(
-        select(MergedPerson)
-        .where(MergedPerson.person_id == person_id, MergedPerson.table_id == table.id)
-        .order_by(col(MergedPerson.id).desc())
-    ).first()
+        name, asked = name or gone.name, gone.into_id
+        into = session.get(Person, asked)
+        if into is not None and into.table_id == table.id:
+            return PersonMerged(
+                f"{name} was merged and is one person with {into.name} now. Reload the table "
+                "to see who is at it.",
+                into_id=asked,
+            )
+    return NoSuchPerson(f"Person {person_id} is not at this table.")
 
 
 def _state(session: Session, table: PlayTable, *, games_limit: int | None = None) -> TableState:

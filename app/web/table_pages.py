@@ -354,7 +354,6 @@ def _table_response(
         "imported": imported,
         "table": state,
         "form": form,
-        # The people on the form, as table.html looks them up (by their name casefolded).
         "seated": {p.name.casefold() for p in state.people if folded(p.name) in seated},
         "games": state.games,
         "names": {person.id: person.name for person in state.people},
@@ -402,10 +401,7 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
         )
     except (TableNotFound, NoSuchPerson) as error:
         raise HTTPException(404, str(error)) from error
-    except PersonMerged as error:
-        if error.into_id is None:
-            raise
-        # The page of someone merged away is the page of the person they are now.
+    except PersonMerged as error:  # someone merged away: the page of whom they are now
         kept = request.url_for("person_page", code=code, person_id=str(error.into_id))
         return RedirectResponse(kept.replace(query=request.url.query), 303)
     if state.season is None:
