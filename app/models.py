@@ -139,16 +139,19 @@ class TableVersion(SQLModel, table=True):
 class Person(SQLModel, table=True):
     """Someone at a table, the same from game to game."""
 
-    # One person a name at a table, whoever adds it at the same moment.
+    # One person a name at a table, whoever adds it at the same moment. An id is never given
+    # again (SQLite would give the highest one anew): a merged person's page leads on.
     __table_args__ = (
         UniqueConstraint("table_id", "folded_name", name="uq_person_table_id_folded_name"),
+        {"sqlite_autoincrement": True},
     )
 
     id: int | None = Field(default=None, primary_key=True)
     table_id: int = Field(foreign_key="play_table.id", index=True)
     name: str = Field(max_length=30)
-    folded_name: str = Field(max_length=120)
-    """The name as tables match it (tables.folded_name): written with the name, always."""
+    # names.folded of a 30-letter name: it makes as many as 15 letters of one (ﷺ).
+    folded_name: str = Field(max_length=450)
+    """The name as tables (and games) match it, names.folded: written with the name, always."""
     created_at: datetime = Field(default_factory=utc_now)
 
 

@@ -116,14 +116,11 @@ def looks_blank(name: str) -> bool:
 
 
 def folded(name: str) -> str:
-    """The form two names are compared in: compatibility forms (full-width letters), case,
-    accents kept, and Cyrillic or Greek look-alikes read as the Latin letters they copy."""
-    text = unicodedata.normalize("NFKC", name).translate(CONFUSABLE_CAPITALS)
+    """The form two names are compared in, by games and tables alike (a table's people are
+    matched on it, held in person.folded_name): the plain name without spaces, joiners or
+    marks left alone, compatibility forms (full-width letters) and case folded, accents kept,
+    and Cyrillic or Greek look-alikes read as the Latin letters they copy. UnreadableText
+    as plain_name."""
+    text = unicodedata.normalize("NFKC", plain_name(name)).translate(CONFUSABLE_CAPITALS)
     text = text.casefold().translate(CONFUSABLES)
     return "".join(char for char in text if not looks_blank(char) and char not in KEPT_FORMAT_CHARS)
-
-
-def person_key(name: str) -> str:
-    """The form a table matches its people's names in, held in person.folded_name (one
-    person a key at a table): the plain name, case folded. UnreadableText as plain_name."""
-    return plain_name(name).casefold()

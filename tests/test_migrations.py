@@ -17,6 +17,7 @@ from app.games import create_game, load_game
 from app.main import create_app
 from app.migrate import DatabaseTooNew, alembic_config, downgrade_to, upgrade_to_head
 from tests.conftest import test_settings
+from tests.tables_helpers import new_table, person, play, table_game
 
 FIRST_REVISION = "0001"
 
@@ -213,6 +214,7 @@ TABLE_TABLES = {
     "table_game",
     "table_version",
     "person_game",
+    "table_version",
 }
 OTHER_TABLES = {"create_count"}  # the create limit
 
@@ -419,3 +421,71 @@ def test_the_stored_sums_go_and_the_figures_come_from_the_history(settings):
             "Ann": (1, 1),
             "Ben": (1, 0),
         }
+
+
+CYRILLIC_ANN = "\u0410nn"
+CYRILLIC_BOB = "B\u043eb"  # a Cyrillic small o
+
+
+def test_people_one_name_by_the_games_rule_are_joined_or_renamed_apart(settings):
+    """At 0012 a table matched names casefolded: "Ann" and "Аnn" were two people. Those
+    who never played together become one; those who did stay two, one renamed."""
+    with TestClient(create_app(settings)) as client:
+        table = new_table(client)
+        play(client, table_game(client, table, ["Ann", "Ben"]), [[0, 13]])
+        play(client, table_game(client, table, ["Zed", "Cy"]), [[0, 20]])  # Zed: Аnn
+        play(client, table_game(client, table, ["Bob", "Yve"]), [[0, 17]])  # Yve: Bоb
+        before = {
+            p["name"]: p["id"] for p in client.get(f"/api/tables/{table['code']}").json()["people"]
+        }
+    engine = make_engine(settings.database_url)
+    try:
+        downgrade_to(engine, "0012")
+        with engine.begin() as db:
+            for was, now in (("Zed", CYRILLIC_ANN), ("Yve", CYRILLIC_BOB)):
+                respell = {"was": was, "now": now, "key": now.casefold()}
+                db.execute(
+                    text("UPDATE person SET name = :now, folded_name = :key WHERE name = :was"),
+                    respell,
+                )
+                db.execute(text("UPDATE seat SET name = :now WHERE name = :was"), respell)
+            version = db.execute(text("SELECT version FROM table_version")).scalar_one()
+        upgrade_to_head(engine)
+        with engine.connect() as db:
+            assert db.execute(text("SELECT version FROM table_version")).scalar_one() > version
+    finally:
+        engine.dispose()
+    code = table["code"]
+    with TestClient(create_app(settings)) as client:
+        people = client.get(f"/api/tables/{code}").json()["people"]
+        games = {p["name"]: (p["id"], p["stats"]["games"], p["stats"]["wins"]) for p in people}
+        assert games == {
+            "Ann": (before["Ann"], 2, 2),
+            "Ben": (before["Ben"], 1, 0),
+            "Cy": (before["Cy"], 1, 0),
+            "Bob": (before["Bob"], 1, 1),
+            f"{CYRILLIC_BOB} 2": (before["Yve"], 1, 0),
+        }
+        ann = person({"people": people}, "Ann")
+        assert ann["rating"] is not None and set(ann["versus"]) == {
+            str(before["Ben"]),
+            str(before["Cy"]),
+        }
+        merged = client.get(f"/t/{code}/people/{before['Zed']}", follow_redirects=False)
+        assert merged.status_code == 303
+        assert merged.headers["location"].endswith(f"/t/{code}/people/{before['Ann']}")
+        # A new person is a new id: the page merged away stays the way to Ann.
+        table_game(client, table, [CYRILLIC_ANN.upper(), "Dee"])
+        assert len(client.get(f"/api/tables/{code}").json()["people"]) == 6
+        again = client.get(f"/t/{code}/people/{before['Zed']}", follow_redirects=False)
+        assert again.headers["location"].endswith(f"/t/{code}/people/{before['Ann']}")
+    engine = make_engine(settings.database_url)
+    try:
+        downgrade_to(engine, "0012")
+        with engine.connect() as db:
+            keys = dict(db.execute(text("SELECT name, folded_name FROM person")).all())
+        assert keys == {name: name.casefold() for name in keys}  # the rule before
+        assert len(keys) == 6
+        upgrade_to_head(engine)
+    finally:
+        engine.dispose()

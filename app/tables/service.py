@@ -24,7 +24,7 @@ from ..models import (
     TableGame,
     TableVersion,
 )
-from ..names import UnreadableText, looks_blank, person_key, plain_name
+from ..names import UnreadableText, folded, looks_blank, plain_name
 from ..rules.schedule import RoundOrder
 from ..rules.seasons import Period
 from ..rules.stats import PersonStats
@@ -131,12 +131,13 @@ def load_person(
     session: Session, *, code: str, person_id: int, period: Period
 ) -> tuple[TableState, PersonView]:
     """The table over the season (no games listed) and one of its people, with their whole
-    head to head; NoSuchPerson when they are not at the table."""
+    head to head; PersonMerged (naming who they are one with) when they were merged away,
+    NoSuchPerson when they were never at the table."""
     table = _find(session, code, for_edit=False)
     state = load_table(session, code=code, games_limit=0, period=period)
     chosen = next((person for person in state.people if person.id == person_id), None)
     if chosen is None:
-        raise NoSuchPerson(f"Person {person_id} is not at this table.")
+        raise _not_here(session, table, person_id)
     versus = seasons.person_versus(
         session,
         table_id=table.id or 0,
@@ -170,13 +171,13 @@ def start_game(
     mode: GameMode | None = None,
     max_people: int | None = None,
 ) -> GameState:
-    """Start a game at the table: names that match a person (ignoring case) are that person,
+    """Start a game at the table: names that match a person (names.folded) are that person,
     new names become new people of the table (TableError beyond max_people in all). One
     transaction, the table locked first: games started at once count each other's people."""
     begin_write(session)
     table_id = _find(session, table_code, lock=True).id or 0
     if max_people is not None:
-        keys = {person_key(name) for name in games.clean_names(players)}
+        keys = {folded(name) for name in games.clean_names(players)}
         known = session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all()
         people = len(keys.union(known))
         if people > max_people:
@@ -220,7 +221,7 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
     if not name.strip():
         raise TableError("A person needs a name.")
     (cleaned,) = games.clean_names([name])
-    key = person_key(cleaned)
+    key = folded(cleaned)
     clash = session.exec(
         select(Person).where(Person.table_id == table.id, Person.folded_name == key)
     ).first()
@@ -242,7 +243,7 @@ def check_room_for(session: Session, *, game_id: int, name: str, max_people: int
     if table_id is None:
         return
     try:
-        key = person_key(name)
+        key = folded(name)
     except UnreadableText:
         return  # not a name: the join refuses it in words
     keys = session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all()
@@ -256,11 +257,11 @@ def check_room_for(session: Session, *, game_id: int, name: str, max_people: int
 
 
 def person_named(session: Session, *, table_code: str, name: str) -> int:
-    """The id of the table's person with this name (ignoring case and spacing); TableError
+    """The id of the table's person with this name (as names.folded matches); TableError
     when nobody at the table has it."""
     table = _find(session, table_code, for_edit=False)
     try:
-        wanted = person_key(name)
+        wanted = folded(name)
     except UnreadableText as error:
         raise TableError(f"The name {error}: type it again.") from error
     if not wanted:
@@ -344,12 +345,12 @@ def link_imported(
 
 def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> int:
     """How many people the table would have with these names among them (names match
-    people as tables match them: names.person_key)."""
+    people as tables match them: names.folded)."""
     table = _find(session, table_code, for_edit=False)
     known = set(session.exec(select(Person.folded_name).where(Person.table_id == table.id)).all())
     for name in names:
         try:
-            known.add(person_key(name))
+            known.add(folded(name))
         except UnreadableText:
             continue
     return len(known)
@@ -431,25 +432,34 @@ def _find(session: Session, code: str, *, for_edit: bool = True, lock: bool = Fa
 
 def _person(session: Session, table: PlayTable, person_id: int) -> Person:
     # Ids are 64-bit: a larger number (from a path or a form) is nobody, not a database error.
-    in_range = 0 < person_id < 2**63
-    person = session.get(Person, person_id) if in_range else None
+    person = session.get(Person, person_id) if 0 < person_id < 2**63 else None
     if person is not None and person.table_id == table.id:
         return person
-    gone = None
-    if in_range:
+    raise _not_here(session, table, person_id)
+
+
+def _not_here(session: Session, table: PlayTable, person_id: int) -> TableError:
+    """Why person_id is not at the table: PersonMerged naming who they are one with now
+    (through the merges made since) for someone merged away, else NoSuchPerson."""
+    name, seen, asked = "", set(), person_id
+    while 0 < asked < 2**63 and asked not in seen:
+        seen.add(asked)
         gone = session.exec(
             select(MergedPerson)
-            .where(MergedPerson.person_id == person_id, MergedPerson.table_id == table.id)
+            .where(MergedPerson.person_id == asked, MergedPerson.table_id == table.id)
             .order_by(col(MergedPerson.id).desc())
         ).first()
-    if gone is None:
-        raise NoSuchPerson(f"Person {person_id} is not at this table.")
-    into = session.get(Person, gone.into_id)
-    one_with = f" with {into.name}" if into is not None and into.table_id == table.id else ""
-    raise PersonMerged(
-        f"{gone.name} was merged and is one person{one_with} now. Reload the table to see "
-        "who is at it."
-    )
+        if gone is None:
+            break
+        name, asked = name or gone.name, gone.into_id
+        into = session.get(Person, asked)
+        if into is not None and into.table_id == table.id:
+            return PersonMerged(
+                f"{name} was merged and is one person with {into.name} now. Reload the table "
+                "to see who is at it.",
+                into_id=asked,
+            )
+    return NoSuchPerson(f"Person {person_id} is not at this table.")
 
 
 def _state(session: Session, table: PlayTable, *, games_limit: int | None = None) -> TableState:

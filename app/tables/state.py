@@ -38,6 +38,11 @@ class PersonMerged(TableError):
     """A person merged into another (a moment ago, perhaps by a request sent at the same
     time): they are no longer at the table under that id."""
 
+    def __init__(self, message: str, *, into_id: int) -> None:
+        super().__init__(message)
+        self.into_id = into_id
+        """The person they are one with now (through every merge since)."""
+
 
 @dataclass(frozen=True)
 class PersonView:

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, delete, select
 from ..db import insert_plain_rows
 from ..games import GameChange, GameState
 from ..models import Person, PersonGame, TableGame, TableVersion, utc_now
-from ..names import person_key
+from ..names import folded
 from ..rules.stats import game_outcomes
 from .state import TableError
 
@@ -106,7 +106,7 @@ class ImportedGame:
     listing: dict[str, Any]
     names: tuple[str, ...]
     keys: tuple[str, ...]
-    """Each seat's name as the table matches it (names.person_key), worked out beforehand."""
+    """Each seat's name as the table matches it (names.folded), worked out beforehand."""
     results: tuple[dict[str, Any], ...]
 
 
@@ -119,7 +119,7 @@ def imported_game(state: GameState, source_id: str) -> ImportedGame:
         created_at=state.created_at or utc_now(),
         listing=_listing(state),
         names=state.players,
-        keys=tuple(person_key(name) for name in state.players),
+        keys=tuple(folded(name) for name in state.players),
         results=tuple(_results(state)),
     )
 
@@ -177,15 +177,16 @@ def advance(session: Session, table_ids: Sequence[int]) -> None:
 
 
 def people_for(session: Session, table_id: int, names: Sequence[str]) -> list[int]:
-    """The person for each name, ignoring case (names.person_key); new names become new
-    people (one INSERT for all of them)."""
+    """The person for each name, names matched as games match them (names.folded); new
+    names become new people (one INSERT for all of them)."""
     known = dict(
         session.exec(select(Person.folded_name, Person.id).where(Person.table_id == table_id)).all()
     )
+    keys = [folded(name) for name in names]
     new: dict[str, str] = {}  # the first spelling of each new name
-    for name in names:
-        if person_key(name) not in known:
-            new.setdefault(person_key(name), name)
+    for key, name in zip(keys, names, strict=True):
+        if key not in known:
+            new.setdefault(key, name)
     if new:
         now = utc_now()
         made = session.execute(
@@ -196,7 +197,7 @@ def people_for(session: Session, table_id: int, names: Sequence[str]) -> list[in
             ],
         ).scalars()
         known.update(zip(new, made, strict=True))
-    return [known[person_key(name)] or 0 for name in names]
+    return [known[key] or 0 for key in keys]
 
 
 def _listing(state: GameState) -> dict[str, Any]:

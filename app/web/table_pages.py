@@ -30,6 +30,7 @@ from ..games import (
     restore_game,
 )
 from ..imports import ImportRefused, ImportTooBig
+from ..names import folded
 from ..ratelimit import RateLimited
 from ..rules.cards import MAX_PLAYERS
 from ..rules.seasons import Period, PeriodError, period_from
@@ -37,6 +38,7 @@ from ..rules.stats import result_line
 from ..tables import (
     DeletedGame,
     NoSuchPerson,
+    PersonMerged,
     PersonView,
     ReadOnlyTable,
     TableError,
@@ -322,9 +324,9 @@ def restore_page(request: Request, code: Code, session: SessionDep) -> Response:
 
 def _seat_person(form: NewGameForm, name: str) -> None:
     """Put a tapped person in the first empty seat (or a new one); a second tap removes them."""
-    taken = [n.strip().casefold() for n in form.names]
-    if name.strip().casefold() in taken:
-        form.names[taken.index(name.strip().casefold())] = ""
+    taken = [folded(n) for n in form.names]
+    if folded(name) in taken:
+        form.names[taken.index(folded(name))] = ""
         return
     for index, seat_name in enumerate(form.names):
         if not seat_name.strip():
@@ -345,13 +347,14 @@ def _table_response(
     imported: str = "",
 ) -> Response:
     ranked = _by_rating(state)
+    seated = {folded(name) for name in form.names if name.strip()}
     wants_everyone = request.query_params.get("people") == "all"
     context = {
         "deleted": deleted,
         "imported": imported,
         "table": state,
         "form": form,
-        "seated": {n.strip().casefold() for n in form.names if n.strip()},
+        "seated": {p.name.casefold() for p in state.people if folded(p.name) in seated},
         "games": state.games,
         "names": {person.id: person.name for person in state.people},
         "watch_url": str(request.url_for("table_page", code=state.watch_code)),
@@ -398,6 +401,9 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
         )
     except (TableNotFound, NoSuchPerson) as error:
         raise HTTPException(404, str(error)) from error
+    except PersonMerged as error:  # someone merged away: the page of whom they are now
+        kept = request.url_for("person_page", code=code, person_id=str(error.into_id))
+        return RedirectResponse(kept.replace(query=request.url.query), 303)
     if state.season is None:
         raise HTTPException(404, f"Person {person_id} is not at this table.")
     season = state.season

@@ -50,6 +50,7 @@ router = APIRouter(prefix="/api", tags=["tables"], route_class=RetryingRoute)
 TABLE_ERRORS = {
     404: {"description": "No table (or person) has this code"},
     403: {"description": "The table's watch code: it can read, never change"},
+    409: {"description": "A person merged into another: `into` is the person they are now"},
 }
 
 

@@ -1,6 +1,6 @@
 """The database holds two rules races broke: one person a name at a table, one rematch a game
 
-Each person gets folded_name (names.person_key of their name), unique at their table; people
+Each person gets folded_name (their name casefolded), unique at their table; people
 who share one already are joined when they never played in the same game (their games
 become the first one's, the table's sums are made again on the next start), and renamed
 ("Zed 2") when they did. A game's rematch_of is unique: of several rematches of one game,
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from app.names import person_key
+from app.names import plain_name
 
 revision: str = "0011"
 down_revision: str | None = "0009"
@@ -26,6 +26,12 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 NAME_LENGTH = 30
+
+
+def person_key(name: str) -> str:
+    """The key tables matched names by until 0013 (which made it names.folded): the plain
+    name, case folded."""
+    return plain_name(name).casefold()
 
 
 def upgrade() -> None:
