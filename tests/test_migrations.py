@@ -214,7 +214,6 @@ TABLE_TABLES = {
     "table_game",
     "table_version",
     "person_game",
-    "table_version",
 }
 OTHER_TABLES = {"create_count"}  # the create limit
 
