@@ -1,4 +1,4 @@
-"""Abuse, measured on a real server (`python -m app` on 127.0.0.1), six parts:
+"""Abuse, measured on a real server (`python -m app` on 127.0.0.1), eleven parts:
 
 1. Big bodies: four 20 MB JSON bodies at once (two with Content-Length, two chunked), the
    server's RSS before, at its peak and after, and GET /api/games/{code} times meanwhile.
@@ -13,6 +13,13 @@
    GET /api/tables/{code}: size and time.
 6. Exports at once: a table of 2,000 finished games exported once, then four times at once,
    with /healthz timed meanwhile.
+7. Hostile imports: 8 MiB bodies of seven hostile kinds, each refusal timed with /healthz.
+8. Ten imports at once of 2,000 games of 14 players among 500 names: the server's RSS
+   before, at its peak and after.
+9. The largest import beside saves: rounds saved to other games while it is written.
+10. Table reads: every page and answer of a table of 2,000 games among 20 people and among
+    500 people, both codes, any season, and the first reads after a game finished.
+11. Seasons at once: sixteen clients asking new from/to seasons, other requests timed.
 
 Run with `make bench-abuse` (or name parts: `python bench/abuse.py big_import big_table`);
 it prints each figure beside its target, for docs/BENCHMARKS.md. Targets: RSS growth under
@@ -20,7 +27,9 @@ it prints each figure beside its target, for docs/BENCHMARKS.md. Targets: RSS gr
 connections, log growth under 100 KB; the import under 30 s, growing RSS under 150 MB, with
 /healthz and pages under 500 ms meanwhile; the big table's pages and answer under 1 MB, the
 scorekeeper's page under 1 s; the export of 2,000 games under 2 s, and /healthz p99 under
-500 ms while four run at once.
+500 ms while four run at once; hostile bodies refused in under 2 s with /healthz under
+500 ms; ten imports growing RSS under 300 MB; saves beside an import all 200 under 1 s;
+every table read p99 under 300 ms; other requests' p99 under 500 ms beside sixteen seasons.
 """
 
 import asyncio
