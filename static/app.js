@@ -25,13 +25,16 @@
     return count;
   }
 
-  function showSeatTotal(seat, cards) {
+  function pointsOf(seat, cards) {
     var total = 0;
     cards.forEach(function (code) {
       var key = keyFor(seat, code.toUpperCase());
       total += key ? Number(key.dataset.points) : 0;
     });
-    seat.querySelector(".seat-total").textContent = total;
+    return total;
+  }
+  function showSeatTotal(seat, cards) {
+    seat.querySelector(".seat-total").textContent = pointsOf(seat, cards);
   }
 
   // A row of chips, one per card; tapping a chip removes its card.
@@ -370,7 +373,7 @@
   });
   document.addEventListener("DOMContentLoaded", roundEntryWanted);
   document.addEventListener("htmx:after:swap", roundEntryWanted);
-  window.crownkeeper = { cardsOf: cardsOf, setCards: setCards, showWentOut: showWentOut, say: say,
+  window.crownkeeper = { cardsOf: cardsOf, pointsOf: pointsOf, setCards: setCards, showWentOut: showWentOut, say: say,
     drawChipRow: drawChipRow, makeRoving: makeRoving };
 
   // Keypads are one tab stop each: arrow keys, Home and End move between keys (roving tabindex).
@@ -427,7 +430,9 @@
     var kept;
     try { kept = game && window.localStorage.getItem("crownkeeper-kept:" + game.dataset.code); } catch (error) { kept = null; }
     // Without a service worker (plain HTTP), nothing could fetch the script during a drop:
-    // it comes now, so a round saved then is still kept while the page stays open.
-    if ((kept || !navigator.serviceWorker) && document.querySelector("form.entry")) withKept(function () {});
+    // it comes now, so a round saved then is still kept while the page stays open. A page
+    // the worker controls gets it from the worker's cache: it renews the worker's copy.
+    var worker = navigator.serviceWorker;
+    if (game && (worker ? worker.controller || kept : document.querySelector("form.entry"))) withKept(function () {});
   });
 })();

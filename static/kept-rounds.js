@@ -9,6 +9,7 @@
   var SYNC_TAG = "crownkeeper-kept-rounds";
   var STORE = "rounds";
   var PAGES = "crownkeeper-pages";  // the service worker's copies of game pages
+  var AHEAD = "/ahead";  // after a game page's address: its rounds ahead (app/web/pages.py)
 
   function database() {
     return new Promise(function (resolve, reject) {
@@ -44,18 +45,12 @@
     return locks ? locks.request("crownkeeper-kept-rounds", act) : act();
   }
 
-  function versionIn(html) {
-    var found = /name="version" value="(\d+)"/.exec(html);
-    return found ? found[1] : null;
-  }
-
   // The version the round after `number - 1` may be based on, from the server's answer to
-  // that round: only when the answer's entry is that very round, still unsaved. Otherwise
-  // another phone moved the game on, and the round must get the choice (null).
-  function baseFor(html, number) {
-    var entry = /<form class="entry"[^>]*>/.exec(html);
-    if (!entry || entry[0].indexOf('data-round="' + number + '"') < 0 || entry[0].indexOf(" data-fresh") < 0) return null;
-    return versionIn(html.slice(entry.index));
+  // that round (its headers say the version and the round its entry takes blank): only when
+  // that is this very round. Otherwise another phone moved the game on, and the round must
+  // get the choice (null).
+  function baseFor(response, number) {
+    return response.headers.get("X-Fresh-Round") === String(number) ? response.headers.get("X-Game-Version") : null;
   }
   function answered(code) { return code + ":answered"; }
 
@@ -90,7 +85,7 @@
                 round.problem = response.status;
                 return put(round).then(function () { told("problem", round, html); return "problem"; });
               }
-              var note = { id: answered(code), code: code, round: round.round, base: baseFor(html, round.round + 1) };
+              var note = { id: answered(code), code: code, round: round.round, base: baseFor(response, round.round + 1) };
               return remove(round.id).then(function () { return put(note); })
                 .then(function () { told("sent", round, html); return next(); });
             });
@@ -101,13 +96,15 @@
   }
 
   // Every game's kept rounds; fails while any could not be sent, so Background Sync tries
-  // again later.
-  function sendAll() {
+  // again later. Each game sent to is passed to `after` (the worker renews its page's copy).
+  function sendAll(after) {
     return kept().then(function (rounds) {
       var codes = rounds.map(function (r) { return r.code; }).filter(function (c, i, all) { return all.indexOf(c) === i; });
       return codes.reduce(function (chain, code) {
         return chain.then(function (outcomes) {
-          return sendGame(code).then(function (outcome) { return outcomes.concat([outcome]); });
+          return sendGame(code).then(function (outcome) {
+            return Promise.resolve(after && after(code)).then(function () { return outcomes.concat([outcome]); });
+          });
         });
       }, Promise.resolve([]));
     }).then(function (outcomes) {
@@ -115,10 +112,12 @@
     });
   }
 
-  // The copy of the game page at pageUrl, kept for offline, let go.
+  // The copy of the game page at pageUrl, kept for offline, let go, and its rounds ahead.
   function forgetPage(pageUrl) {
     if (!scope.caches) return Promise.resolve();  // no worker without HTTPS, so no copies
-    return scope.caches.open(PAGES).then(function (cache) { return cache.delete(pageUrl); });
+    return scope.caches.open(PAGES).then(function (cache) {
+      return Promise.all([cache.delete(pageUrl), cache.delete(pageUrl + AHEAD)]);
+    });
   }
   // A game forgotten on this phone: its page's copy and its rounds not sent yet.
   function forget(code, pageUrl) {
@@ -130,16 +129,22 @@
     })]);
   }
 
-  scope.crownkeeperKept = { SYNC_TAG: SYNC_TAG, PAGES: PAGES, kept: kept, sendGame: sendGame, sendAll: sendAll,
+  scope.crownkeeperKept = { SYNC_TAG: SYNC_TAG, PAGES: PAGES, AHEAD: AHEAD, kept: kept, sendGame: sendGame, sendAll: sendAll,
     forget: forget, forgetPage: forgetPage };
   if (typeof document === "undefined") return;  // the service worker needs no more
 
   // --- the page ---------------------------------------------------------------------------
   var ck = scope.crownkeeper;
+
+  // Every live update the page shows: it is no longer the copy shown offline (that line
+  // goes), and the service worker renews its copy of the page to the version now shown
+  // (templates/sw.js). A page the worker controls loads this script at once for this.
+  document.addEventListener("htmx:sse:after:message", function (event) {
+    document.querySelectorAll(".offline-copy").forEach(function (line) { line.remove(); });
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (worker) worker.postMessage({ renew: event.detail.message.id });
+  });
   var RETRY_MS = 15000;
-  var RANK_CODE = { 11: "J", 12: "Q", 13: "K" };
-  var RANK_POINTS = { J: 11, Q: 12, K: 13 };
-  var LAST_MAIN_ROUND = 11;
   var pending = [];  // this game's kept rounds, as last read
   var sending = false;
   var shown = {};  // kept rounds refused whose answer this page has shown
@@ -164,7 +169,7 @@
       var typed = seat.querySelector('input[name^="points_"]').value.trim();
       var wentOut = !!out && out.value === seat.dataset.seat;
       var points = wentOut || seat.querySelector("input[name^=zero_]").checked ? 0 :
-        typed !== "" ? Number(typed) : Number(seat.querySelector(".seat-total").textContent) || 0;
+        typed !== "" ? Number(typed) : ck.pointsOf(seat, ck.cardsOf(seat));
       return { seat: Number(seat.dataset.seat), points: points, out: wentOut };
     });
   }
@@ -233,72 +238,50 @@
     }
   }
 
-  // The round after a kept one: the same form, moved on a round (its cards, its wild rank,
-  // its dealer, from the wild card chart), empty, and based on the kept round.
+  // The rounds after the current one as the server renders them, each a <template> of the
+  // status and blank entry the page shows once it is current (app/web/pages.py): fetched
+  // once, from the service worker's copy when offline (a page without a worker fetches
+  // them when this script comes at load, and keeps them while it stays open).
+  var ahead = null;
+  function roundsAhead() {
+    ahead = ahead || fetch(window.location.pathname + AHEAD, { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) throw new Error("no rounds ahead");
+      return response.text();
+    }).then(function (html) {
+      var holder = document.createElement("template");
+      holder.innerHTML = html;
+      return holder.content;
+    });
+    ahead.catch(function () { ahead = null; });  // asked again next time
+    return ahead;
+  }
+
+  // The round after a kept one, as the server rendered it: its status in place of the
+  // page's, its entry (empty, based on the kept round) in place of the kept round's.
   function openNext(form, number) {
-    var chartRow = document.querySelectorAll("table.chart tbody tr[data-deal]")[number];
-    if (number >= LAST_MAIN_ROUND || !chartRow || !form.closest("#game")) { form.hidden = true; return; }
-    var next = form.cloneNode(true);
-    // The chart's row says the round's plan in any order of rounds: dealer, first player
-    // and wild rank (a round's wild rank is its number of cards).
-    var plan = chartRow.dataset.deal.split(" ").map(Number);
-    var cards = plan[2];
-    var wild = RANK_CODE[plan[2]] || String(plan[2]);
-    var action = form.getAttribute("action").replace(/\/rounds\/\d+$/, "/rounds/" + (number + 1));
-    next.setAttribute("action", action);
-    next.setAttribute("hx-put", action);
-    next.dataset.round = number + 1;
-    next.dataset.cardsDealt = cards;
-    next.dataset.draft = gameCode() + ":" + (number + 1) + ":kept";
-    next.dataset.keptBase = "after";
-    delete next.dataset.checked;
-    next.querySelectorAll(".conflict, .entry-notes > *, .saved-other").forEach(function (e) { e.remove(); });
-    next.querySelectorAll(".error, .save-alert").forEach(function (e) { e.textContent = ""; });
-    next.querySelector("input[name=version]").value = "";
-    next.querySelectorAll("input[name=went_out], input[name^=zero_]").forEach(function (box) { box.checked = false; });
-    next.querySelectorAll('input[name^="points_"]').forEach(function (box) { box.value = ""; });
-    next.querySelectorAll("fieldset.seat").forEach(function (seat) {
-      seat.classList.remove("out");
-      seat.querySelectorAll(".key:not(.joker)").forEach(function (key) {
-        var rank = key.dataset.code;
-        key.classList.toggle("wild", rank === wild);
-        key.dataset.points = rank === wild ? 20 : RANK_POINTS[rank] || Number(rank);
-      });
-    });
-    var hint = next.querySelector(".hint");
-    var wildPlural = chartRow.querySelectorAll("td")[1].firstChild.textContent.trim();
-    var deal = plan.slice(0, 2).map(function (seat) {
-      var name = document.querySelectorAll("#totals .name")[seat];
-      return name ? name.firstChild.textContent.trim() : "";
-    });
-    if (hint) hint.textContent = hint.textContent.replace(/\S+ are wild/, wildPlural + " are wild");
-    var save = next.querySelector("button.save");
-    save.textContent = "Save round " + (number + 1);
-    delete save.dataset.label;
-    save.disabled = false;
-    form.replaceWith(next);
-    next.querySelectorAll("fieldset.seat").forEach(function (seat) { ck.setCards(seat, []); });
-    next.querySelectorAll(".seat-total").forEach(function (total) { total.textContent = "?"; });
-    var title = document.getElementById("enter-title");
-    if (title) title.textContent = "Enter round " + (number + 1);
-    var status = document.querySelector("#status .status");
-    if (status) {
-      status.dataset.round = number + 1;
-      var line = status.querySelectorAll(".round-line span");
-      if (line[0]) line[0].textContent = line[0].textContent.replace(/Round \d+/, "Round " + (number + 1));
-      if (line[1]) line[1].textContent = cards + " cards each";
-      var heading = status.querySelector("h1.wild");
-      if (heading) heading.textContent = wildPlural + " are wild";
-      var names = status.querySelectorAll("p.deal strong");
-      if (names.length === 2) { names[0].textContent = deal[0]; names[1].textContent = deal[1]; }
-    }
-    if (window.htmx) window.htmx.process(next);
-    // A watcher-style "Offline since …, showing round N" follows the round now shown.
-    if (!navigator.onLine) window.dispatchEvent(new Event("offline"));
+    var entry = form.closest("#game section.enter");
+    if (!entry) { form.hidden = true; return Promise.resolve(); }
+    return roundsAhead().then(function (rounds) {
+      var next = rounds.querySelector('template[data-round="' + (number + 1) + '"]');
+      if (!next) { form.hidden = true; return; }
+      var shown = next.content.cloneNode(true);
+      var status = document.getElementById("status");
+      var title = shown.querySelector("title");
+      if (title) document.title = title.textContent;
+      var nextEntry = shown.querySelector("section.enter");
+      nextEntry.querySelector("form.entry").dataset.keptBase = "after";
+      entry.replaceWith(nextEntry);
+      if (status) status.replaceChildren(shown.querySelector("section.status"));
+      if (window.htmx) window.htmx.process(nextEntry);
+      nextEntry.dispatchEvent(new CustomEvent("htmx:after:swap", { bubbles: true }));
+      // A watcher-style "Offline since …, showing round N" follows the round now shown.
+      if (!navigator.onLine) window.dispatchEvent(new Event("offline"));
+    }, function () { form.hidden = true; });
   }
 
   // After a send: the server's page region in place of this one (taps in an entry opened
-  // here carried over), then the rounds still kept drawn on it.
+  // here carried over), then the rounds still kept drawn on it. False when the answer holds
+  // no game to show.
   function showAnswer(html) {
     var form = document.querySelector("form.entry[data-kept-base]");
     var taps = null;
@@ -307,7 +290,7 @@
     holder.innerHTML = html;
     var fresh = holder.content.querySelector("#game");
     var old = game();
-    if (!fresh || !old) return;
+    if (!fresh || !old) return false;
     var freshForm = fresh.querySelector("form.entry");
     if (taps && freshForm && form && freshForm.dataset.round === form.dataset.round) {
       try { window.localStorage.setItem("crownkeeper-draft:" + freshForm.dataset.draft, taps); } catch (error) { /* private mode */ }
@@ -316,6 +299,9 @@
     old.replaceWith(fresh);
     if (window.htmx) window.htmx.process(fresh);
     fresh.dispatchEvent(new CustomEvent("htmx:after:swap", { bubbles: true }));
+    // The page is the server's now: a copy shown offline no longer.
+    document.querySelectorAll(".offline-copy").forEach(function (line) { line.remove(); });
+    return true;
   }
 
   function refresh() {
@@ -329,7 +315,7 @@
       var last = rounds[rounds.length - 1];
       var form = document.querySelector("form.entry");
       if (form && !rounds.some(function (r) { return r.problem; }) && Number(form.dataset.round) <= last.round) {
-        openNext(form, last.round);
+        return openNext(form, last.round);
       }
     });
   }
@@ -352,14 +338,21 @@
           .then(function (response) { return response.ok ? response.text() : null; })
           .then(function (html) { remember(false); if (html) { showAnswer(html); say("All rounds sent"); } });
       }
-      if (answered) { showAnswer(answered); showKept(); }
       if (!answered) return;
+      var shownGame = showAnswer(answered);
+      showKept();
       if (outcome === "sent") { remember(false); say("All rounds sent"); }
       if (outcome !== "problem") return;
-      if (answered.indexOf('id="game"') < 0) { cannotSend(); return; }
-      say("A round kept on this phone needs a look before it is sent: see below. The rounds after it wait.");
-      var form = document.querySelector("form.entry");
-      if (form) form.scrollIntoView({ block: "start" });
+      if (!shownGame) { cannotSend(); return; }
+      // Said in the entry that needs the look: it goes with it, once the choice is made.
+      say("");
+      var form = document.querySelector("#game form.entry");
+      if (!form) return;
+      var look = document.createElement("p");
+      look.className = "needs-look";
+      look.textContent = "This round was kept on this phone and needs a look before it is sent; the rounds after it wait.";
+      form.querySelector(".entry-notes").append(look);
+      form.scrollIntoView({ block: "start" });
     }).catch(function () { /* tried again in 15 s */ }).then(function () { sending = false; });
   }
 

@@ -1,5 +1,8 @@
 // Crownkeeper's service worker. It keeps the static files of this build, and a copy of each
-// game page this phone opened, shown when the network does not answer. It never keeps API
+// game page this phone opened, shown when the network does not answer: renewed from the
+// server after every save made through it and every live update the page shows, so it is
+// the last state this phone saw; beside a scorekeeper's copy, the rounds after the current
+// one as the server renders them (/g/{code}/ahead), to play on offline. It never keeps API
 // answers, live streams, or table, person or any other pages. A copy goes when the server
 // answers 404 or 410 for its page (the game deleted, the link replaced), when this phone
 // forgets the game, and after 30 days unused. Rounds kept on the phone while offline are
@@ -9,6 +12,8 @@ var CONFIG = {{ config }};
 var STATIC = "crownkeeper-static-" + CONFIG.version;
 var ROOT = new URL("./", self.location).href;  // the app's root, under any ROOT_PATH
 var GAME_PAGE = /^g\/[^\/?#]+$/;
+var ROUNDS_AHEAD = /^g\/[^\/?#]+\/ahead$/;
+var SAVE = /^g\/([^\/?#]+)\/rounds\/\d+$/;
 // This phone's own steps that end a game page here: forgetting it, deleting the game,
 // replacing its scorekeeper link.
 var ENDS_PAGE = /^g\/([^\/?#]+)\/(forget|delete|scorekeeper-code)$/;
@@ -56,7 +61,8 @@ function sweep() {
   return caches.open(kept.PAGES).then(function (cache) {
     return cache.keys().then(function (requests) {
       return Promise.all(requests.map(function (request) {
-        if (request.url.indexOf(ROOT) !== 0 || !GAME_PAGE.test(request.url.slice(ROOT.length))) {
+        var path = request.url.slice(ROOT.length);
+        if (request.url.indexOf(ROOT) !== 0 || !(GAME_PAGE.test(path) || ROUNDS_AHEAD.test(path))) {
           return cache.delete(request);
         }
         return cache.match(request).then(function (copy) {
@@ -68,11 +74,47 @@ function sweep() {
   }).catch(function () { /* swept on the next navigation */ });
 }
 
-function keep(key, html, type, copiedAt) {
+function keep(key, html, type, copiedAt, version) {
+  var headers = { "Content-Type": type, "X-Copied-At": String(copiedAt), "X-Used-At": String(Date.now()) };
+  if (version) headers["X-Game-Version"] = version;
   return caches.open(kept.PAGES).then(function (cache) {
-    return cache.put(key, new Response(html, { headers: {
-      "Content-Type": type, "X-Copied-At": String(copiedAt), "X-Used-At": String(Date.now()) } }));
+    return cache.put(key, new Response(html, { headers: headers }));
   });
+}
+
+// The server's answer for a game page kept as its copy, with the version it shows; and the
+// rounds ahead the answer names (a scorekeeper's), kept beside it, or let go when none.
+function keepPage(key, response) {
+  var ahead = response.headers.get("X-Rounds-Ahead");
+  var type = response.headers.get("Content-Type");
+  return response.text().then(function (html) {
+    return keep(key, html, type, Date.now(), response.headers.get("X-Game-Version"));
+  }).then(function () {
+    if (!ahead) return caches.open(kept.PAGES).then(function (cache) { return cache.delete(key + kept.AHEAD); });
+    return fetch(new URL(ahead, self.location).href, { credentials: "same-origin" }).then(function (answer) {
+      if (answer.ok) return answer.text().then(function (html) { return keep(key + kept.AHEAD, html, type, Date.now()); });
+    });
+  }).catch(function () { /* kept on the next renewal */ });
+}
+
+// The copy of the game page at key taken afresh from the server, unless it already shows
+// `version`: one renewal at a time for a page, so a later one never loses to an earlier.
+var renewing = {};
+function renew(key, version) {
+  var turn = (renewing[key] || Promise.resolve()).then(function () {
+    return caches.open(kept.PAGES).then(function (cache) { return cache.match(key); }).then(function (copy) {
+      if (version && copy && copy.headers.get("X-Game-Version") === String(version)) return;
+      return fetch(key, { credentials: "same-origin", cache: "no-store" }).then(function (response) {
+        var type = response.headers.get("Content-Type") || "";
+        if (response.status === 404 || response.status === 410) return kept.forgetPage(key);
+        if (response.ok && type.indexOf("text/html") === 0) return keepPage(key, response);
+      });
+    });
+  }).catch(function () { /* no connection: the copy stays as it was */ }).then(function () {
+    if (renewing[key] === turn) delete renewing[key];
+  });
+  renewing[key] = turn;
+  return turn;
 }
 
 // A game page: from the network when it answers (a copy kept with the time it was taken;
@@ -86,7 +128,7 @@ function gamePage(event, url) {
     if (response.status === 404 || response.status === 410) {
       event.waitUntil(kept.forgetPage(key));
     } else if (response.ok && type.indexOf("text/html") === 0) {
-      event.waitUntil(response.clone().text().then(function (html) { return keep(key, html, type, Date.now()); }));
+      event.waitUntil(keepPage(key, response.clone()));
     }
     return response;
   }).catch(function () {
@@ -105,6 +147,24 @@ function gamePage(event, url) {
         return new Response(html.replace('<main id="main">', '<main id="main">' + line), {
           headers: { "Content-Type": type } });
       });
+    });
+  });
+}
+
+// A scorekeeper's rounds ahead: from the network when it answers (kept), else the copy.
+function roundsAhead(event, url) {
+  var key = pageKey(url);
+  return withTimeout(fetch(event.request), PAGE_TIMEOUT_MS).then(function (response) {
+    if ([502, 503, 504].indexOf(response.status) >= 0) throw new Error("server unavailable");
+    if (response.ok) {
+      event.waitUntil(response.clone().text().then(function (html) {
+        return keep(key, html, response.headers.get("Content-Type"), Date.now());
+      }));
+    }
+    return response;
+  }).catch(function () {
+    return caches.open(kept.PAGES).then(function (cache) { return cache.match(key); }).then(function (copy) {
+      return copy || new Response("", { status: 503 });
     });
   });
 }
@@ -137,8 +197,19 @@ self.addEventListener("fetch", function (event) {
     event.respondWith(endPage(event, url, ends[1], ends[2]));
     return;
   }
+  var save = request.method === "PUT" && SAVE.exec(path);
+  if (save) {
+    // A round saved (or its choice made) through this worker: the page's copy follows.
+    event.respondWith(fetch(request).then(function (response) {
+      if (response.ok) event.waitUntil(renew(ROOT + "g/" + save[1], response.headers.get("X-Game-Version")));
+      return response;
+    }));
+    return;
+  }
   if (request.method !== "GET") return;
-  if (path.indexOf("static/") === 0) {
+  if (ROUNDS_AHEAD.test(path)) {
+    event.respondWith(roundsAhead(event, url));
+  } else if (path.indexOf("static/") === 0) {
     event.respondWith(caches.open(STATIC).then(function (cache) {
       return cache.match(request, { ignoreSearch: true });
     }).then(function (cached) { return cached || fetch(request); }));
@@ -151,6 +222,16 @@ self.addEventListener("fetch", function (event) {
   // Everything else (the API, live streams, other pages) goes to the network untouched.
 });
 
+// A live update shown on a game page (kept-rounds.js): its copy follows, at that version.
+self.addEventListener("message", function (event) {
+  var url = new URL(event.source.url);
+  var path = url.href.slice(ROOT.length).split(/[?#]/)[0];
+  if (url.href.indexOf(ROOT) === 0 && GAME_PAGE.test(path) && event.data && "renew" in event.data) {
+    event.waitUntil(renew(pageKey(url), event.data.renew));
+  }
+});
+
 self.addEventListener("sync", function (event) {
-  if (event.tag === self.crownkeeperKept.SYNC_TAG) event.waitUntil(self.crownkeeperKept.sendAll());
+  if (event.tag !== kept.SYNC_TAG) return;
+  event.waitUntil(kept.sendAll(function (code) { return renew(ROOT + "g/" + code); }));
 });

@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlmodel import Session
 
 from ..db import SessionDep, is_readable
@@ -43,7 +43,15 @@ from .deps import (
 from .errors import status_of
 from .forms import HandForm, JoinForm, NewGameForm, RoundForm
 from .remembered import forget, home_context, remember
-from .rendering import error_page, redirect, render, share_links, wants_fragment
+from .rendering import (
+    error_page,
+    redirect,
+    render,
+    rounds_ahead,
+    share_links,
+    url_path_for,
+    wants_fragment,
+)
 from .retrying import RetryingRoute
 
 router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
@@ -100,6 +108,13 @@ def game_page(
     response = _game_response(request, state, saved_round=saved_round)
     remember(response, request, code)
     return response
+
+
+@router.get("/g/{code}/ahead")
+def rounds_ahead_page(request: Request, code: Code, session: SessionDep) -> Response:
+    """The rounds after the current one as the game page will show them, for offline play."""
+    html = rounds_ahead(request, page_game_to_edit(session, code))
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/g/{code}/rounds/{number}")
@@ -336,6 +351,7 @@ def _game_response(
             request, "solitaire.html", {"state": state}, block="game", status_code=status_code
         )
     current = state.current_round
+    blank_entry = form is None and current is not None
     if form is None and current is not None:
         form = RoundForm.blank(state, current)
     # A form sent back with a problem stays on its own round, even if the game moved on.
@@ -352,7 +368,18 @@ def _game_response(
         "saved_text": _saved_text(state, saved_round),
         "shared": request.query_params.get("shared") == "1",
     }
-    return render(request, "game.html", context, block="game", status_code=status_code)
+    response = render(request, "game.html", context, block="game", status_code=status_code)
+    # For this phone's service worker and kept rounds (templates/sw.js, kept-rounds.js): the
+    # version the page shows, the round its entry takes blank (a save may be based on it),
+    # and where the rounds after it are, to play on offline.
+    response.headers["X-Game-Version"] = str(state.version)
+    if blank_entry and current is not None:
+        response.headers["X-Fresh-Round"] = str(current.number)
+    if state.can_edit and current is not None and not current.is_tiebreak:
+        response.headers["X-Rounds-Ahead"] = url_path_for(
+            request, "rounds_ahead_page", code=state.code
+        )
+    return response
 
 
 def _saved_text(state: GameState, saved_round: int | None) -> str:

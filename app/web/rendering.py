@@ -22,7 +22,7 @@ from ..games import GameState, ReplacedLink
 from ..rules.cards import RANK_CODES, RANK_PLURALS
 from ..rules.schedule import ROUND_COUNT
 from ..rules.solver import has_wild_only_group
-from .forms import card_face, chip_face, keypad, suit_grid
+from .forms import RoundForm, card_face, chip_face, keypad, suit_grid
 
 templates = Jinja2Blocks(directory=TEMPLATES_DIR)
 
@@ -192,6 +192,33 @@ def live_update(request: Request, state: GameState) -> str:
         parts.append(f'<hx-partial hx-target="#{region}">{html}</hx-partial>')
     # One line per event: fewer "data:" lines to frame and send to every open page.
     return _BETWEEN_TAGS.sub("> <", "".join(parts))
+
+
+def rounds_ahead(request: Request, state: GameState) -> str:
+    """The main rounds after the current one, each as the game page shows it once current (a
+    `<template>` of its status and blank entry): what a phone needs to play on offline."""
+    current = state.current_round
+    if current is None or current.is_tiebreak or not state.can_edit:
+        return ""
+    template = templates.env.get_template("ahead.html")
+    parts = []
+    for round_state in state.main_rounds[current.number :]:
+        if round_state.entries is not None:
+            continue
+        form = RoundForm.blank(state, round_state)
+        form.version = None  # based on the round kept before it, not on the game as it is now
+        context = {
+            "request": request,
+            "state": state,
+            "current": round_state,
+            "form": form,
+            "decks": round_state.decks,
+        }
+        parts.append(template.render(context))
+    return _TEXT_INDENTATION.sub("\n", "".join(parts))
+
+
+_TEXT_INDENTATION = re.compile(r"\n\s+")
 
 
 def replaced_update(request: Request, watch_code: str) -> str:
