@@ -464,3 +464,29 @@ def test_an_export_naming_one_person_in_two_seats_is_refused(client):
     answer = client.post(f"/api/tables/{copy}/import", json=document)
     assert answer.status_code == 422 and "names 1 people" in answer.json()["detail"]
     assert ok(client.get(f"/api/tables/{copy}"))["people"] == []
+
+
+def test_the_people_limit_counts_the_people_an_export_names(migrated_database_url):
+    """A table of two people (TABLE_MAX_PEOPLE=2) takes an export whose seats are those two
+    people, though one of them played under an old name."""
+    chosen = test_settings(migrated_database_url, create_rate_limit="off", table_max_people=2)
+    with TestClient(create_app(chosen)) as client:
+        table = ok(client.post("/api/tables", json={"name": "The Smiths"}), 201)["code"]
+        played = ok(
+            client.post("/api/games", json={"players": ["Ann", "Ben"], "table": table}), 201
+        )
+        results = [{"went_out": True}, {"points": 13}]
+        ok(client.put(f"/api/games/{played['code']}/rounds/1", json={"results": results}))
+        ann = next(
+            p for p in ok(client.get(f"/api/tables/{table}"))["people"] if p["name"] == "Ann"
+        )
+        ok(client.patch(f"/api/tables/{table}/people/{ann['id']}", json={"name": "Bea"}))
+        document = export_document(client, table)
+        assert document["games"][0]["players"] == ["Ann", "Ben"]
+        assert document["games"][0]["people"] == ["Bea", "Ben"]
+
+        copy = ok(client.post("/api/tables", json={"name": "Copy"}), 201)["code"]
+        ok(client.post("/api/games", json={"players": ["Bea", "Ben"], "table": copy}), 201)
+        answer = ok(client.post(f"/api/tables/{copy}/import", json=document))
+        assert answer["imported"] == 1
+        assert sorted(p["name"] for p in answer["table"]["people"]) == ["Bea", "Ben"]
