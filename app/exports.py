@@ -22,11 +22,12 @@ from .games import GameState, RoundState
 FORMAT = 1
 
 
-def game_document(state: GameState) -> dict[str, Any]:
+def game_document(state: GameState, people: Sequence[str] | None = None) -> dict[str, Any]:
     """The whole game as JSON: players (and when each came and went), the planned rounds
-    and every saved result. Fields added since format 1 are optional on import, so every
-    format 1 document still reads."""
-    return {
+    and every saved result; with people (a table's export), the table's person in each
+    seat, by the name the table knows them by now. Fields added since format 1 are
+    optional on import, so every format 1 document still reads."""
+    document = {
         "format": FORMAT,
         "id": state.uid,
         "mode": state.mode,
@@ -71,6 +72,11 @@ def game_document(state: GameState) -> dict[str, Any]:
             for r in state.rounds
         ],
     }
+    if people is not None:
+        # A person renamed or merged since keeps their old name on the game's sheet
+        # ("players"): an import puts each seat's game with the person named here.
+        document["people"] = list(people)
+    return document
 
 
 # A table's games are read this many at a time, each batch in a few statements.
@@ -102,7 +108,11 @@ def table_chunks(engine: Engine, *, name: str, game_ids: Sequence[int]) -> Itera
     for start in range(0, len(game_ids), EXPORT_BATCH):
         with Session(engine) as session:
             batch = games.load_games(session, game_ids=game_ids[start : start + EXPORT_BATCH])
-        written = [_JSON.encode(game_document(state)).encode() for state in batch]
+            people = tables.seated_people(session, game_ids=[state.game_id for state in batch])
+        written = [
+            _JSON.encode(game_document(state, people.get(state.game_id))).encode()
+            for state in batch
+        ]
         if written:
             yield (b"" if first else b",") + b",".join(written)
             first = False

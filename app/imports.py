@@ -94,6 +94,10 @@ def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> 
     games_kind = None
     names_of_games: set[str] = set()
     names_of_one: set[str] = set()
+    # A game of a table's export names the person in each seat ("people"): those are the
+    # names it brings to the table, not the names on its sheet ("players").
+    game_players: set[str] = set()
+    game_people: set[str] | None = None
     # Where the parser is, as far down as an outline looks: the key open at each depth.
     path: list[str | None] = [None] * (most + 2)
     an_object = False
@@ -115,8 +119,13 @@ def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> 
                     games_kind = event
                 elif depth == 3 and path[1] == "games" and games_kind == "start_array":
                     _count_game(outline, most_games)
+                    game_players, game_people = set(), None
+                elif depth == 4 and path[1] == "games" and path[3] == "people":
+                    game_people = set()
                 continue
             if event in _CLOSES:
+                if depth == 3 and path[1] == "games" and games_kind == "start_array":
+                    names_of_games.update(game_players if game_people is None else game_people)
                 depth -= 1
                 continue
             if event == "map_key":
@@ -129,7 +138,15 @@ def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> 
             elif depth == 2 and path[1] == "games" and games_kind == "start_array":
                 _count_game(outline, most_games)
             elif event == "string" and depth == 4 and path[1] == "games" and path[3] == "players":
-                _add_name(names_of_games, value)
+                _add_name(game_players, value)
+            elif (
+                event == "string"
+                and depth == 4
+                and path[1] == "games"
+                and path[3] == "people"
+                and game_people is not None
+            ):
+                _add_name(game_people, value)
             elif event == "string" and depth == 2 and path[1] == "players":
                 _add_name(names_of_one, value)
     except ImportRefused:
@@ -218,12 +235,12 @@ def import_document(
             for batch in _batches(_games_of(raw, outline), known):
                 begin_write(session)
                 states = games.add_recorded_games(
-                    session, [recorded for recorded, _ in batch], hidden=True
+                    session, [recorded for recorded, _, _ in batch], hidden=True
                 )
                 session.commit()
                 written.extend(
-                    tables.imported_game(state, source)
-                    for state, (_, source) in zip(states, batch, strict=True)
+                    tables.imported_game(state, source, people)
+                    for state, (_, source, people) in zip(states, batch, strict=True)
                 )
             added = tables.link_imported(
                 session, table_code=table_code, imported=written, max_people=max_people
@@ -265,11 +282,11 @@ def _games_of(raw: bytes, outline: Outline) -> Iterator[Any]:
 
 def _batches(
     games_in: Iterator[Any], known: set[str]
-) -> Iterator[list[tuple[games.RecordedGame, str]]]:
+) -> Iterator[list[tuple[games.RecordedGame, str, list[str] | None]]]:
     """The document's games not yet at the table, each read into the format and checked by
-    the rules, IMPORT_BATCH at a time; ImportRefused saying which game when one cannot
-    stand."""
-    batch: list[tuple[games.RecordedGame, str]] = []
+    the rules, IMPORT_BATCH at a time, with the person in each seat when the document names
+    them; ImportRefused saying which game when one cannot stand."""
+    batch: list[tuple[games.RecordedGame, str, list[str] | None]] = []
     for index, raw_game in enumerate(games_in):
         game = _game(raw_game, index)
         if game.id in known:
@@ -285,10 +302,11 @@ def _batches(
                 order=game.order,
                 seats=None if game.seats is None else [_seat(seat) for seat in game.seats],
             )
+            people = None if game.people is None else _people(game.people, game.players)
         except (GameError, RoundError, CardError) as error:
             raise ImportRefused(f"Game {index + 1} of the document: {error}") from error
         known.add(game.id)
-        batch.append((recorded, game.id))
+        batch.append((recorded, game.id, people))
         if len(batch) == IMPORT_BATCH:
             yield batch
             batch = []
@@ -347,11 +365,22 @@ class _GameIn(BaseModel):
     mode: Literal["game", "solitaire"] | None = None
     order: Literal["up", "down", "shuffled"] = "up"
     players: list[str] = Field(min_length=1, max_length=50)
+    people: list[Annotated[str, Field(max_length=200)]] | None = Field(
+        default=None, min_length=1, max_length=50
+    )
     seats: list[_SeatIn] | None = Field(default=None, max_length=50)
     first_dealer: int = 0
     created_at: Annotated[datetime, AfterValidator(_when)]
     finished_at: Annotated[datetime | None, AfterValidator(_when)] = None
     rounds: list[_RoundIn] = Field(min_length=1, max_length=50)
+
+
+def _people(people: list[str], players: list[str]) -> list[str]:
+    """The person in each seat, named as players are (GameError when they cannot be, or when
+    two seats name one person)."""
+    if len(people) != len(players):
+        raise GameError(f"The game has {len(players)} players but names {len(people)} people.")
+    return games.clean_names(people)
 
 
 def _game(raw: Any, index: int) -> _GameIn:

@@ -8,7 +8,7 @@ import pytest
 from fastapi.responses import JSONResponse
 from sqlmodel import Session, col, select
 
-from app import exports, games
+from app import exports, games, tables
 from app.models import PlayTable, TableGame
 from tests.tables_helpers import (
     game_at,
@@ -28,7 +28,9 @@ def _one_game_at_a_time(app, table_code, name):
             .where(PlayTable.code == table_code, col(TableGame.deleted).is_(False))
             .order_by(col(TableGame.created_at), col(TableGame.id))
         ).all()
-        documents = [exports.game_document(games.load_game(session, code=c)) for c in codes]
+        states = [games.load_game(session, code=c) for c in codes]
+        people = tables.seated_people(session, game_ids=[state.game_id for state in states])
+        documents = [exports.game_document(state, people[state.game_id]) for state in states]
     return {"format": exports.FORMAT, "name": name, "games": documents}
 
 

@@ -20,6 +20,7 @@ from .service import (
     person_named,
     recently_deleted,
     rename_person,
+    seated_people,
     start_game,
 )
 from .state import (
@@ -74,5 +75,6 @@ __all__ = [
     "person_named",
     "recently_deleted",
     "rename_person",
+    "seated_people",
     "start_game",
 ]

@@ -408,6 +408,20 @@ def exported_games(session: Session, *, table_code: str) -> tuple[str, list[int]
     return table.name, list(game_ids)
 
 
+def seated_people(session: Session, *, game_ids: Sequence[int]) -> dict[int, list[str]]:
+    """The name the table now knows the person in each seat of these games by, seat by seat
+    (a person renamed or merged since a game keeps their old name on its sheet)."""
+    people: dict[int, list[str]] = defaultdict(list)
+    for game_id, name in session.exec(
+        select(PersonGame.game_id, Person.name)
+        .join(Person, col(Person.id) == col(PersonGame.person_id))
+        .where(col(PersonGame.game_id).in_(list(game_ids)))
+        .order_by(col(PersonGame.game_id), col(PersonGame.position))
+    ).all():
+        people[game_id].append(name)
+    return people
+
+
 def _version(session: Session, table_id: int) -> int:
     """The table's version (tables made before versions were kept have one from the
     migration)."""

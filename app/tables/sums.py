@@ -110,16 +110,20 @@ class ImportedGame:
     results: tuple[dict[str, Any], ...]
 
 
-def imported_game(state: GameState, source_id: str) -> ImportedGame:
+def imported_game(
+    state: GameState, source_id: str, people: Sequence[str] | None = None
+) -> ImportedGame:
     """What the table keeps of a game an import wrote (and nothing more, so that an import
-    holds only this of each game until it links them all)."""
+    holds only this of each game until it links them all). people: the person in each seat
+    as the export names them (a table's export), else the names on the game's sheet."""
+    names = state.players if people is None else tuple(people)
     return ImportedGame(
         game_id=state.game_id,
         source_id=source_id,
         created_at=state.created_at or utc_now(),
         listing=_listing(state),
-        names=state.players,
-        keys=tuple(folded(name) for name in state.players),
+        names=names,
+        keys=tuple(folded(name) for name in names),
         results=tuple(_results(state)),
     )
 
