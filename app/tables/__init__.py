@@ -2,13 +2,13 @@
 operations and the one read of a table), sums.py (each game's copy and the stats, kept in
 step with every change to a game)."""
 
+from .listing import find_tables
 from .service import (
     check_keeper_code,
     check_room_for,
     clean_table_name,
     create_table,
     exported_games,
-    find_tables,
     is_keeper_code,
     known_sources,
     link_imported,

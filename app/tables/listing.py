@@ -1,15 +1,15 @@
 """The rows behind a table's answer: its games as listed, and its people in the order they
-last played."""
+last played; and the tables a phone remembers, found by their codes."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, func, or_, select
 
-from ..models import PersonGame, TableGame
-from .state import SeatView, TableGameView
+from ..models import PersonGame, PlayTable, TableGame
+from .state import SeatView, TableGameView, TableSummary
 
 
 def game_views(
@@ -78,3 +78,28 @@ def most_recent_first(
         names,
         key=lambda pid: (-(last_game.get(pid) or 0), seat_in_recent.get(pid, 0), pid),
     )
+
+
+def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
+    """The tables with these codes (either kind), in the order asked; unknown codes skipped."""
+    codes = [code for code in codes if "\x00" not in code]
+    found = session.exec(
+        select(PlayTable).where(
+            or_(col(PlayTable.code).in_(codes), col(PlayTable.watch_code).in_(codes))
+        )
+    ).all()
+    by_code = {t.code: t for t in found} | {t.watch_code: t for t in found}
+    summaries = []
+    for code in codes:
+        table = by_code.get(code)
+        if table is None:
+            continue
+        count = session.exec(
+            select(func.count())
+            .select_from(TableGame)
+            .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
+        ).one()
+        summaries.append(
+            TableSummary(code=code, name=table.name, can_edit=code == table.code, game_count=count)
+        )
+    return summaries

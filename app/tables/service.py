@@ -40,34 +40,8 @@ from .state import (
     TableError,
     TableNotFound,
     TableState,
-    TableSummary,
 )
 from .sums import ImportedGame, advance, link_game, link_imported_games, people_for
-
-
-def find_tables(session: Session, *, codes: Sequence[str]) -> list[TableSummary]:
-    """The tables with these codes (either kind), in the order asked; unknown codes skipped."""
-    codes = [code for code in codes if "\x00" not in code]
-    found = session.exec(
-        select(PlayTable).where(
-            or_(col(PlayTable.code).in_(codes), col(PlayTable.watch_code).in_(codes))
-        )
-    ).all()
-    by_code = {t.code: t for t in found} | {t.watch_code: t for t in found}
-    summaries = []
-    for code in codes:
-        table = by_code.get(code)
-        if table is None:
-            continue
-        count = session.exec(
-            select(func.count())
-            .select_from(TableGame)
-            .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
-        ).one()
-        summaries.append(
-            TableSummary(code=code, name=table.name, can_edit=code == table.code, game_count=count)
-        )
-    return summaries
 
 
 def clean_table_name(name: str) -> str:
