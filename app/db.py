@@ -22,11 +22,6 @@ MIGRATION_LOCK_KEY = 0x43524F574E
 Selected = TypeVar("Selected", bound=Select[Any])
 
 
-def is_sqlite(database_url: str) -> bool:
-    """True when database_url names a SQLite file (the default), not a database server."""
-    return make_url(database_url).get_backend_name() == "sqlite"
-
-
 class MissingDriver(RuntimeError):
     """DATABASE_URL names a database whose driver is not installed. The message is one line,
     saying what to install."""
@@ -195,9 +190,10 @@ def migrating(connection: Connection) -> Iterator[None]:
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    """A session for one request, on the app's engine (noted in the request, so a try that
-    lost a race can let go of it: end_sessions)."""
-    with Session(request.app.state.engine) as session:
+    """A session for one request, from the app's sessions (its engine, and who hears of the
+    changes made in it), noted in the request, so a try that lost a race can let go of it
+    (end_sessions)."""
+    with request.app.state.sessions() as session:
         request.scope.setdefault(SESSIONS_KEY, []).append(session)
         yield session
 

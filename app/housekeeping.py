@@ -3,26 +3,29 @@ good, at start and then once a day."""
 
 import asyncio
 import logging
+from collections.abc import Callable
 
-from sqlalchemy import Engine
 from sqlmodel import Session
 
 from .games import purge_deleted
+
+Sessions = Callable[[], Session]
 
 log = logging.getLogger("crownkeeper")
 DAY_SECONDS = 24 * 3600
 
 
-def purge_once(engine: Engine) -> int:
-    """Remove the games whose time to be restored has run out; how many went."""
-    with Session(engine) as session:
+def purge_once(sessions: Sessions) -> int:
+    """Remove the games whose time to be restored has run out; how many went (in a session
+    from the app's sessions, so the tables forget them too)."""
+    with sessions() as session:
         return purge_deleted(session)
 
 
-async def purge(engine: Engine) -> None:
+async def purge(sessions: Sessions) -> None:
     """Purge once, off the event loop; a failure is logged (the next purge tries again)."""
     try:
-        purged = await asyncio.to_thread(purge_once, engine)
+        purged = await asyncio.to_thread(purge_once, sessions)
     except Exception:
         log.exception("Removing long-deleted games failed; trying again later")
     else:
@@ -30,8 +33,8 @@ async def purge(engine: Engine) -> None:
             log.info("Removed %d games deleted more than 30 days ago", purged)
 
 
-async def purge_daily(engine: Engine, *, every: float = DAY_SECONDS) -> None:
+async def purge_daily(sessions: Sessions, *, every: float = DAY_SECONDS) -> None:
     """Purge every `every` seconds, until cancelled (the start's purge comes before)."""
     while True:
         await asyncio.sleep(every)
-        await purge(engine)
+        await purge(sessions)

@@ -23,7 +23,7 @@ from sqlmodel import Session
 from . import backup, housekeeping, live, logs, serve
 from .config import STATIC_DIR, Settings, SettingsError, settings
 from .db import MissingDriver, make_engine
-from .games import GameState, load_for_live_pages, on_change, on_commit, on_purge
+from .games import CommitHook, GameEvents, GameState, load_for_live_pages, sessions
 from .guards import (
     BodyLimitMiddleware,
     CrossSiteMiddleware,
@@ -43,6 +43,17 @@ GC_THRESHOLDS = (50_000, 20, 100)
 """The cycle collector's thresholds (gc.set_threshold), set when the app starts."""
 
 
+def game_events(*, publish: CommitHook | None = None) -> GameEvents:
+    """Who hears of a game's changes: its table (the history its figures come from, and the
+    table's version, in the change's own transaction) and, after the commit, publish (the
+    live pages)."""
+    return GameEvents(
+        changed=(record_change,),
+        committed=() if publish is None else (publish,),
+        purged=(forget_games,),
+    )
+
+
 def create_app(app_settings: Settings | None = None) -> FastAPI:
     """Build the app for app_settings (the environment's settings by default)."""
     chosen = app_settings or settings
@@ -51,10 +62,10 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     # /healthz reads on connections of its own and never waits for a writer.
     health_engine = make_engine(chosen.database_url, busy_timeout_ms=0)
     logs.install()
-    # A table's copy of its games follows every change to them; open pages hear of it.
-    on_change(record_change)
-    on_commit(live.publish_change)
-    on_purge(forget_games)
+    # Every session the app opens carries who hears of a game's changes: the tables (each
+    # table's history and version, in the change's own transaction) and, once it is
+    # committed, the open pages.
+    open_session = sessions(engine, game_events(publish=live.publish_change))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -67,8 +78,8 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
             # database that is Crownkeeper's, brought up to date. Refused in one line.
             held = serve.open_database(chosen, engine)
             relay = await live.start(engine, load_state=partial(_load_for_live_pages, engine))
-            await housekeeping.purge(engine)
-            purging = asyncio.create_task(housekeeping.purge_daily(engine))
+            await housekeeping.purge(open_session)
+            purging = asyncio.create_task(housekeeping.purge_daily(open_session))
             if chosen.backup_dir:
                 daily = asyncio.create_task(
                     backup.daily_backups(engine, chosen.backup_dir, keep=chosen.backup_keep)
@@ -107,6 +118,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.engine = engine
+    app.state.sessions = open_session
     app.state.health_engine = health_engine
     app.state.settings = chosen
     app.state.create_limiter = CreateLimiter(chosen.create_rate_limit)

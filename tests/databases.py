@@ -260,3 +260,12 @@ def migrated_database_url(request, database_engine, tmp_path):
     schema, url = database.migrated_schema()
     yield url
     database.give_back(schema)
+
+
+def wired_session(engine, *, publish=None):
+    """A session on engine whose changes the tables follow, as the app's sessions do (and,
+    given publish, the live pages): for tests that call the services without an app."""
+    from app.games import sessions
+    from app.main import game_events
+
+    return sessions(engine, game_events(publish=publish))()

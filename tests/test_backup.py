@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app import lock
 from app.backup import NotCrownkeeper, check_copy, daily_backup, write_backup
@@ -21,6 +20,7 @@ from app.main import create_app
 from app.migrate import upgrade_to_head
 from app.rules.scoring import SeatResult
 from tests.conftest import test_settings
+from tests.databases import wired_session
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,14 +45,14 @@ def test_a_backup_taken_during_saves_holds_every_acknowledged_round(tmp_path):
     database = tmp_path / "crownkeeper.db"
     engine = make_engine(f"sqlite:///{database}")
     upgrade_to_head(engine)
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         codes = [create_game(session, players=["Ann", "Ben", "Cy"]).code for _ in range(4)]
     acknowledged: list[tuple[str, int]] = []
     guard = threading.Lock()
 
     def writer(code: str) -> None:
         for number in range(1, 12):
-            with Session(engine) as session:
+            with wired_session(engine) as session:
                 save_round(session, code=code, number=number, results=results())
             with guard:
                 acknowledged.append((code, number))

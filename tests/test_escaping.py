@@ -5,7 +5,6 @@ or attribute a player's text could have smuggled in."""
 from urllib.parse import quote
 
 import pytest
-from sqlmodel import Session
 from starlette.requests import Request
 
 from app.games import load_game
@@ -59,7 +58,7 @@ def bad_round(client, game, *, fragment, **fields):
 def game_live_update(client, game, *, watch):
     """The live update an open page receives after a change, as the stream sends it."""
     app = client.app
-    with Session(app.state.engine) as session:
+    with app.state.sessions() as session:
         state = load_game(session, code=game["watch_code"] if watch else game["code"])
     scope = {"type": "http", "app": app, "root_path": "", "headers": [], "path": "/"}
     scope |= {"method": "GET", "query_string": b"", "scheme": "http", "server": ("t", 80)}

@@ -5,18 +5,22 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session
 
+from app import games
 from app.db import make_engine
 from app.games import (
     GameError,
+    GameEvents,
     GameNotFound,
     NoSuchRound,
     ReadOnlyLink,
     StaleVersion,
+    Unwired,
     add_player,
     add_tiebreak,
     create_game,
     finish_game,
     load_game,
+    load_games,
     parse_cards,
     remove_player,
     replace_keeper_code,
@@ -40,7 +44,8 @@ def held(*codes):
 def session(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path}/service.db")
     upgrade_to_head(engine)
-    with Session(engine) as db:
+    # The game service on its own: changes heard by nobody else (no table, no open page).
+    with games.sessions(engine, GameEvents())() as db:
         yield db
     engine.dispose()
 
@@ -329,23 +334,43 @@ def test_names_are_cleaned_and_checked(session):
 # --- services that follow every change ---
 
 
-def test_a_service_following_changes_hears_each_one_before_it_is_committed(
-    session, game, monkeypatch
-):
-    from app.games import changes
-
-    monkeypatch.setattr(changes, "_listeners", list(changes._listeners))  # this test's own
+def test_a_service_following_changes_hears_each_one_before_it_is_committed(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path}/followed.db")
+    upgrade_to_head(engine)
     heard = []
+    committed = []
 
     def follow(db, change):
         # Inside the change's own transaction: whatever the follower writes commits with it.
         state = change.after
         heard.append((db.in_transaction(), state.rounds_saved, state.totals, state.finished))
 
-    changes.on_change(follow)
-    save_round(session, code=game.code, number=1, results=[OUT, typed(13), typed(20)])
-    finish_game(session, code=game.code)
-    assert heard == [(True, 1, [0, 13, 20], False), (True, 1, [0, 13, 20], True)]
+    def published(state):
+        committed.append((state.rounds_saved, state.finished))
+
+    events = GameEvents(changed=(follow,), committed=(published,))
+    with games.sessions(engine, events)() as session:
+        game = create_game(session, players=["Ann", "Ben", "Cy"])
+        save_round(session, code=game.code, number=1, results=[OUT, typed(13), typed(20)])
+        finish_game(session, code=game.code)
+    engine.dispose()
+    assert heard == [
+        (True, 0, [0, 0, 0], False),
+        (True, 1, [0, 13, 20], False),
+        (True, 1, [0, 13, 20], True),
+    ]
+    assert committed == [(0, False), (1, False), (1, True)]
+
+
+def test_a_change_in_a_session_that_does_not_say_who_hears_of_it_is_refused(tmp_path):
+    # A service used without the app's wiring never makes a change the tables miss.
+    engine = make_engine(f"sqlite:///{tmp_path}/unwired.db")
+    upgrade_to_head(engine)
+    with Session(engine) as session, pytest.raises(Unwired, match="who hears of them"):
+        create_game(session, players=["Ann", "Ben"])
+    with games.sessions(engine, GameEvents())() as session:
+        assert load_games(session, game_ids=[1]) == []  # nothing was written
+    engine.dispose()
 
 
 # --- what a finished game refuses, in words ---

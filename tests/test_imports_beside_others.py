@@ -9,7 +9,7 @@ import time
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlmodel import Session, func, select
+from sqlmodel import func, select
 
 from app import imports
 from app.main import create_app
@@ -21,7 +21,7 @@ from tests.test_tables_hardening import document, import_into, recorded_game
 
 def game_rows(client):
     """Every game row in the database, hidden ones included."""
-    with Session(client.app.state.engine) as session:
+    with client.app.state.sessions() as session:
         return session.exec(select(func.count()).select_from(Game)).one()
 
 
@@ -135,7 +135,7 @@ def test_imports_at_once_never_take_a_table_past_its_people(small_table_limit):
         assert "TABLE_MAX_PEOPLE" in refused.json()["detail"]
     assert len(people_at(client, table)) == 10
     assert client.get(f"/api/tables/{table['code']}").json()["game_count"] == 1 + 4
-    with Session(client.app.state.engine) as session:
+    with client.app.state.sessions() as session:
         assert session.exec(select(func.count()).select_from(Game)).one() == 1 + 4
         assert session.exec(select(func.count()).select_from(Person)).one() == 10
 

@@ -121,3 +121,69 @@ def test_no_private_name_crosses_a_module_boundary():
             if isinstance(node, ast.ImportFrom) and (node.module or node.level):
                 private = [a.name for a in node.names if a.name.startswith("_")]
                 assert not private, f"{name} imports {private}"
+
+
+MUTATING = {"append", "add", "insert", "extend", "setdefault", "update", "__setitem__"}
+PROCESS_WIDE = {("app.lock", "_held"), ("app.web.stream", "_loading")}
+"""Module-level state kept on purpose: the file locks this process holds (the operating
+system's lock is per process, so its record is too); the streams' reads in flight, until
+the live relay moves onto the app."""
+
+
+def module_registries(path: Path) -> set[str]:
+    """Names a module binds at its top level to a list, dict or set that its functions add
+    to: listeners and the like registered in module state, out of the factory's sight."""
+    tree = ast.parse(path.read_text())
+    containers = set()
+    for node in tree.body:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign) and node.value is not None
+            else []
+        )
+        value = getattr(node, "value", None)
+        mutable = isinstance(value, ast.List | ast.Dict | ast.Set) or (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in {"list", "dict", "set", "OrderedDict", "defaultdict", "deque"}
+        )
+        if mutable:
+            containers |= {target.id for target in targets if isinstance(target, ast.Name)}
+    added_to = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in MUTATING
+                and isinstance(node.func.value, ast.Name)
+            ):
+                added_to.add(node.func.value.id)
+            if isinstance(node, ast.Assign | ast.AugAssign):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                        added_to.add(target.value.id)
+    return containers & added_to
+
+
+def test_nothing_is_registered_in_module_state():
+    # The factory builds what the services need and passes it in (the games' listeners
+    # travel with the sessions it opens): no module keeps a registry its functions fill,
+    # and none rebinds a module-level name from inside a function.
+    registries = {
+        (name, registry)
+        for name, path in app_modules().items()
+        for registry in module_registries(path)
+    } - PROCESS_WIDE
+    assert registries == set()
+    rebinding = {
+        name
+        for name, path in app_modules().items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Global)
+    }
+    assert rebinding <= {"app.live"}, "the live relay is the one left to move onto the app"

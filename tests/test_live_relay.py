@@ -8,7 +8,6 @@ import threading
 import psycopg
 import pytest
 from sqlalchemy import text
-from sqlmodel import Session
 
 from app.db import make_engine
 from app.games import create_game, load_for_live_pages, save_round
@@ -17,6 +16,7 @@ from app.live.postgres import CHANNEL, PostgresRelay
 from app.migrate import upgrade_to_head
 from app.rules.scoring import SeatResult
 from tests.aio import run_scenario
+from tests.databases import wired_session
 
 pytestmark = pytest.mark.parametrize("database_engine", ["postgresql"], indirect=True)
 
@@ -33,19 +33,19 @@ def engine(database_url):
 
 def relay_for(engine, **options):
     def load_state(watch_code):
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             return load_for_live_pages(session, watch_code=watch_code)
 
     return PostgresRelay(engine, Broker(), load_state=load_state, **options)
 
 
 def new_game(engine):
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         return create_game(session, players=["Ann", "Ben"])
 
 
 def save(engine, game, number):
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         return save_round(session, code=game.code, number=number, results=WENT_OUT)
 
 
@@ -146,7 +146,7 @@ def test_a_save_made_while_the_last_one_loads_still_reaches_the_pages(engine):
     carry_on = threading.Event()
 
     def slow_first_load(watch_code):
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             state = load_for_live_pages(session, watch_code=watch_code)
         if not first_read.is_set():
             first_read.set()
@@ -184,7 +184,7 @@ def test_a_game_that_cannot_be_loaded_is_logged_in_words_and_the_relay_goes_on(e
         loads.append(watch_code)
         if len(loads) == 1:
             raise RuntimeError("the database went away")
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             return load_for_live_pages(session, watch_code=watch_code)
 
     async def scenario():

@@ -5,13 +5,14 @@ finds the version changed."""
 import threading
 
 import pytest
-from sqlmodel import Session, func, select
+from sqlmodel import func, select
 
 from app.db import begin_write, locked, make_engine
 from app.games import StaleVersion, create_game, load_game, save_round
 from app.migrate import upgrade_to_head
 from app.models import Game, SeatScore
 from app.rules.scoring import SeatResult
+from tests.databases import wired_session
 
 WENT_OUT = [SeatResult(went_out=True), SeatResult(points=17), SeatResult(points=19)]
 
@@ -25,15 +26,15 @@ def engine(database_url):
 
 
 def test_a_save_waits_for_the_lock_and_then_sees_the_newer_version(engine):
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         game = create_game(session, players=["Ann", "Ben", "Cy"])
-    holder = Session(engine)
+    holder = wired_session(engine)
     begin_write(holder)
     held = holder.exec(locked(select(Game).where(Game.code == game.code))).one()
     outcome = {}
 
     def second_save():
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             try:
                 save_round(session, code=game.code, number=1, results=WENT_OUT, version=1)
                 outcome["second"] = "saved"
@@ -51,21 +52,21 @@ def test_a_save_waits_for_the_lock_and_then_sees_the_newer_version(engine):
     holder.close()
     racer.join(timeout=10)
     assert outcome == {"second": "stale"}
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         after = load_game(session, code=game.code)
     assert after.version == 2
     assert after.rounds[0].scores is None
 
 
 def test_racing_saves_from_many_threads_give_exactly_one_success(engine):
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         game = create_game(session, players=["Ann", "Ben", "Cy"])
     start = threading.Barrier(4)
     results = []
 
     def save(seat):
         start.wait()
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             # Four different rounds: the same version lets one through.
             outcome = [SeatResult(points=20 + seat)] * 3
             outcome[seat % 3] = SeatResult(went_out=True)
@@ -81,14 +82,14 @@ def test_racing_saves_from_many_threads_give_exactly_one_success(engine):
     for thread in threads:
         thread.join(timeout=20)
     assert sorted(results) == ["saved", "stale", "stale", "stale"]
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         assert load_game(session, code=game.code).version == 2
 
 
 def test_the_same_round_sent_from_many_threads_is_saved_once(engine):
     """A phone that sends a round again (its answer lost) races itself: every send hears the
     round is saved, and it is saved once."""
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         game = create_game(session, players=["Ann", "Ben", "Cy"])
     start = threading.Barrier(4)
     versions = []
@@ -96,7 +97,7 @@ def test_the_same_round_sent_from_many_threads_is_saved_once(engine):
 
     def save():
         start.wait()
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             state = save_round(session, code=game.code, number=1, results=outcome, version=1)
             versions.append(state.version)
 
@@ -106,7 +107,7 @@ def test_the_same_round_sent_from_many_threads_is_saved_once(engine):
     for thread in threads:
         thread.join(timeout=20)
     assert versions == [2, 2, 2, 2]
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         state = load_game(session, code=game.code)
         assert state.version == 2 and state.totals == [0, 13, 20]
         saved = session.exec(select(func.count()).select_from(SeatScore)).one()

@@ -10,13 +10,14 @@ from alembic.script import ScriptDirectory
 from fastapi.testclient import TestClient
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, SQLModel
+from sqlmodel import SQLModel
 
 from app.db import make_engine
 from app.games import create_game, load_game
 from app.main import create_app
 from app.migrate import DatabaseTooNew, alembic_config, downgrade_to, upgrade_to_head
 from tests.conftest import test_settings
+from tests.databases import wired_session
 from tests.tables_helpers import new_table, person, play, table_game
 
 FIRST_REVISION = "0001"
@@ -56,7 +57,7 @@ def test_a_game_saved_at_the_first_revision_survives_every_upgrade(database_url)
                 {"p": position, "pts": points, "o": out, "c": cards},
             )
     upgrade_to_head(engine)
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         state = load_game(session, code="oldgamecode")
     assert state.players == ("Ann", "Ben", "Cy")
     assert state.totals == [0, 64, 17]
@@ -193,7 +194,7 @@ def test_several_games_keep_their_own_codes_and_rounds_through_the_upgrade(datab
     games_at_first_revision(engine, 4)
     upgrade_to_head(engine)
     watch_codes = set()
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         for game_id in range(1, 5):
             state = load_game(session, code=f"keeper-code-{game_id}")
             assert state.players == (f"Ann{game_id}", f"Ben{game_id}")
@@ -238,7 +239,7 @@ def test_downgrades_really_undo_and_upgrading_again_works(database_url):
     with engine.connect() as db:
         assert db.execute(text("SELECT count(*) FROM seat_score")).scalar() == 4
     upgrade_to_head(engine)
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         state = load_game(session, code="keeper-code-2")
         assert state.totals == [0, 20]
         assert load_game(session, code=state.watch_code).players == ("Ann2", "Ben2")
@@ -252,13 +253,13 @@ def test_downgrades_really_undo_and_upgrading_again_works(database_url):
         | TABLE_TABLES
         | OTHER_TABLES
     )
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         fresh = create_game(session, players=["Ann", "Ben"])
         assert load_game(session, code=fresh.watch_code).players == ("Ann", "Ben")
     downgrade_to(engine, "0002")  # replaced codes go; the games stay
     assert "replaced_code" not in tables(engine)
     upgrade_to_head(engine)
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         assert load_game(session, code=fresh.code).players == ("Ann", "Ben")
     engine.dispose()
 
@@ -331,7 +332,7 @@ def test_tables_migration_keeps_every_game_and_gives_each_a_stable_id(tmp_path):
                     {"r": round_id, "p": position, "pts": points, "o": position == 0},
                 )
     upgrade_to_head(engine)
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         first = load_game(session, code="firstgame")
         second = load_game(session, code="secondgame")
     assert first.finished and first.totals == [0, 24] and first.rounds_saved == 2

@@ -6,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 from sqlalchemy import text
-from sqlmodel import Session
 
 from app import housekeeping
 from app.db import make_engine
@@ -87,20 +86,20 @@ def test_games_deleted_over_30_days_ago_are_purged_at_start(settings):
 
 def test_the_daily_purge_runs_again_and_again(monkeypatch):
     calls = []
-    monkeypatch.setattr(housekeeping, "purge_once", lambda engine: calls.append(engine) or 0)
+    monkeypatch.setattr(housekeeping, "purge_once", lambda sessions: calls.append(sessions) or 0)
 
     async def run_a_while():
-        task = asyncio.create_task(housekeeping.purge_daily("engine", every=0.01))
+        task = asyncio.create_task(housekeeping.purge_daily("sessions", every=0.01))
         await asyncio.sleep(0.1)
         task.cancel()
 
     asyncio.run(run_a_while())
-    assert len(calls) >= 3 and set(calls) == {"engine"}
+    assert len(calls) >= 3 and set(calls) == {"sessions"}
 
 
 def test_purging_nothing_changes_nothing(settings):
     with TestClient(create_app(settings)) as client:
         game = client.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
-        with Session(client.app.state.engine) as session:
+        with client.app.state.sessions() as session:
             assert purge_deleted(session) == 0
         assert client.get(f"/api/games/{game['code']}").status_code == 200

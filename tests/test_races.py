@@ -15,12 +15,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
-from sqlmodel import Session, col, func, select
+from sqlmodel import col, func, select
 
 from app.main import create_app
 from app.models import Game, Person, PersonGame, PlayTable, TableGame
 from app.tables import seasons
 from tests.conftest import test_settings
+from tests.databases import wired_session
 from tests.html import visible_text
 from tests.tables_helpers import new_table, person, play, table_game
 
@@ -96,7 +97,7 @@ def check_table(client, table, *, max_people=None):
     """The rules the database must hold whatever raced: one person a name at a table, every
     game's seat a person of the table, the limit kept, and no game at a table twice."""
     engine = client.app.state.engine
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         table_id = session.exec(select(PlayTable.id).where(PlayTable.code == table["code"])).one()
         names = session.exec(select(Person.name).where(Person.table_id == table_id)).all()
         folded = Counter(" ".join(name.split()).casefold() for name in names)
@@ -151,7 +152,7 @@ def join_on_page(client, game, name):
 
 def seated(client, code):
     """The people in a table's game, seat by seat."""
-    with Session(client.app.state.engine) as session:
+    with client.app.state.sessions() as session:
         return list(
             session.exec(
                 select(PersonGame.person_id)
@@ -163,7 +164,7 @@ def seated(client, code):
 
 
 def rematches_of(client, game):
-    with Session(client.app.state.engine) as session:
+    with client.app.state.sessions() as session:
         old = session.exec(select(Game.id).where(Game.code == game["code"])).one()
         return session.exec(select(func.count()).where(Game.rematch_of == old)).one()
 
@@ -186,7 +187,7 @@ def check_merged(client, table):
         ["Anne"],
     )
     kept = next(p for p in people if p["name"] in ("Ann", "Anne"))
-    with Session(client.app.state.engine) as session:
+    with client.app.state.sessions() as session:
         games = session.exec(select(func.count()).where(PersonGame.person_id == kept["id"])).one()
     assert games == 2  # both games are the one person's
     assert len(people) == 3
@@ -343,7 +344,7 @@ def test_a_game_finished_while_someone_joins_it_is_no_deadlock(client, database_
         raise AssertionError("the join never waited for the game")
 
     def finish():
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             opened = open_game(session, code=game["code"])
             game_held.set()
             joiner_waits()
@@ -351,7 +352,7 @@ def test_a_game_finished_while_someone_joins_it_is_no_deadlock(client, database_
 
     def join():
         game_held.wait(timeout=10)
-        with Session(engine) as session:
+        with wired_session(engine) as session:
             try:
                 add_player(session, game=open_table_game(session, code=game["code"]), name="Zed")
             except GameError as error:
@@ -439,7 +440,7 @@ def test_twelve_new_games_and_joins_at_once_with_a_new_name_make_one_person(clie
         answer = client.get(f"/api/tables/{table['code']}").json()
         assert answer["game_count"] == 12
         (zed,) = [p["id"] for p in people if p["name"].casefold() == "zed"]
-        with Session(client.app.state.engine) as session:
+        with client.app.state.sessions() as session:
             games = session.exec(select(func.count()).where(PersonGame.person_id == zed)).one()
         assert games == 12
 

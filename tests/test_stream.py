@@ -21,6 +21,7 @@ from app.web import stream
 from app.web.stream import StreamCounts
 from tests.aio import run_scenario
 from tests.conftest import test_settings, went_out_first
+from tests.databases import wired_session
 from tests.server import LiveServer
 
 
@@ -279,7 +280,7 @@ def test_pages_opening_together_share_one_read_of_the_game(tmp_path, monkeypatch
     from app.migrate import upgrade_to_head
 
     upgrade_to_head(engine)
-    with Session(engine) as session:
+    with wired_session(engine) as session:
         game = create_game(session, players=["Ann", "Ben"])
     reads = []
     read_started = threading.Event()
@@ -399,7 +400,7 @@ def test_a_live_update_shared_between_pages_keeps_each_sub_paths_links(client, n
         json={"results": went_out_first(3, points=[0, 13, 14])},
     )
     assert saved.status_code == 200
-    with Session(client.app.state.engine) as session:
+    with client.app.state.sessions() as session:
         state = load_game(session, code=game["code"])
 
     def update(root_path):

@@ -4,7 +4,6 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app.main import create_app
 from app.tables import start_game
@@ -203,7 +202,7 @@ def test_the_share_panel_gives_the_watch_and_scorekeeper_links(client):
 
 def test_a_long_table_shows_the_newest_games_and_a_link_to_all(client):
     table = new_table(client)
-    with Session(client.app.state.engine) as session:
+    with client.app.state.sessions() as session:
         for _ in range(31):
             start_game(session, table_code=table["code"], players=["Ann", "Ben"])
     page = client.get(f"/t/{table['code']}").text

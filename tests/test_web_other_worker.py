@@ -3,13 +3,14 @@ the app's own relay hears the other worker's notice and reads the game to send i
 Here the other worker is a relay and a database connection of its own in the test."""
 
 import pytest
-from sqlmodel import Session
 
 from app.db import make_engine
 from app.games import save_round
+from app.live import publish_change
 from app.live.memory import Broker
 from app.live.postgres import PostgresRelay
 from app.rules.scoring import SeatResult
+from tests.databases import wired_session
 from tests.server import LiveServer
 from tests.test_stream import Viewer, call
 
@@ -22,7 +23,10 @@ def other_worker_saves(database_url, code, number, monkeypatch):
     engine = make_engine(database_url)
     try:
         other = PostgresRelay(engine, Broker(), load_state=lambda _: None)
-        with monkeypatch.context() as patched, Session(engine) as session:
+        with (
+            monkeypatch.context() as patched,
+            wired_session(engine, publish=publish_change) as session,
+        ):
             patched.setattr("app.live.publish", other.publish)
             save_round(
                 session,

@@ -2,7 +2,16 @@
 back: the one read), changes.py (how a change is made and told), service.py and seating.py
 (the operations), records.py (recorded games brought in by import)."""
 
-from .changes import CommitHook, GameListener, on_change, on_commit, on_purge, open_game
+from .changes import (
+    CommitHook,
+    GameEvents,
+    GameListener,
+    PurgeListener,
+    Unwired,
+    events_of,
+    open_game,
+    sessions,
+)
 from .records import (
     RecordedGame,
     RoundRecord,
@@ -56,7 +65,10 @@ __all__ = [
     "RESTORE_DAYS",
     "GameChange",
     "GameError",
+    "GameEvents",
     "CommitHook",
+    "PurgeListener",
+    "Unwired",
     "GameListener",
     "GameMode",
     "GameNotFound",
@@ -90,9 +102,8 @@ __all__ = [
     "load_game",
     "load_games",
     "new_code",
-    "on_change",
-    "on_commit",
-    "on_purge",
+    "events_of",
+    "sessions",
     "open_game",
     "parse_cards",
     "purge_deleted",

@@ -1,12 +1,15 @@
 """How every change to a game is made: open it (the write lock, then one read), change its
-rows, and commit, telling the listeners inside the transaction and the commit hooks (the
-live pages) after."""
+rows, and commit, telling the listeners the session carries (GameEvents) inside the
+transaction and the commit hooks (the live pages) after."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from ..db import begin_write
@@ -17,35 +20,48 @@ from .store import OpenGame
 GameListener = Callable[[Session, GameChange], None]
 CommitHook = Callable[[GameState], None]
 PurgeListener = Callable[[Session, Sequence[int]], None]
-_listeners: list[GameListener] = []
-_committed: list[CommitHook] = []
-_purged: list[PurgeListener] = []
+EVENTS_KEY = "crownkeeper.game_events"
 
 
-def on_change(listener: GameListener) -> None:
-    """Call listener inside every change's transaction with the change, so another service
-    (the tables' stats) stays in step with it. Registering the same listener twice is once."""
-    if listener not in _listeners:
-        _listeners.append(listener)
+@dataclass(frozen=True, slots=True)
+class GameEvents:
+    """Who hears of every change to a game, built by the app's factory and carried by each
+    session it opens (`sessions`): changed, inside the change's transaction (the tables'
+    copy of their games); committed, with the new state after the commit (the live pages);
+    purged, with the ids of games about to be removed for good, inside the purge's
+    transaction."""
+
+    changed: tuple[GameListener, ...] = ()
+    committed: tuple[CommitHook, ...] = ()
+    purged: tuple[PurgeListener, ...] = ()
 
 
-def on_commit(hook: CommitHook) -> None:
-    """Call hook with the game's new state after every change commits (the live pages are
-    told so). Registering the same hook twice is once."""
-    if hook not in _committed:
-        _committed.append(hook)
+class Unwired(RuntimeError):
+    """A change was asked of a session that does not say who hears of it."""
 
 
-def on_purge(listener: PurgeListener) -> None:
-    """Call listener with the ids of games about to be removed for good, inside the purge's
-    transaction, so another service drops what it keeps of them first."""
-    if listener not in _purged:
-        _purged.append(listener)
+def sessions(engine: Engine, events: GameEvents) -> Callable[[], Session]:
+    """Open sessions on engine whose changes are told to events' listeners."""
+    return partial(Session, engine, info={EVENTS_KEY: events})
+
+
+def events_of(session: Session) -> GameEvents:
+    """The listeners session's changes are told to: a session opened without them is an
+    error, never a change the tables silently miss."""
+    try:
+        events = session.info[EVENTS_KEY]
+    except KeyError:
+        raise Unwired(
+            "Changes need a session that says who hears of them: open it with "
+            "games.sessions(engine, events)."
+        ) from None
+    assert isinstance(events, GameEvents)
+    return events
 
 
 def tell_purged(session: Session, game_ids: Sequence[int]) -> None:
     """Hand the ids of games about to be removed to every purge listener."""
-    for listener in _purged:
+    for listener in events_of(session).purged:
         listener(session, game_ids)
 
 
@@ -78,7 +94,7 @@ def opened(
 
 def tell(session: Session, change: GameChange) -> None:
     """Hand a change to every listener, inside its transaction."""
-    for listener in _listeners:
+    for listener in events_of(session).changed:
         listener(session, change)
 
 
@@ -92,6 +108,7 @@ def commit(
 ) -> GameState:
     """Write the change (with every listener's part of it, and then's: the caller's), then
     tell every open page. The answer is built from the rows written, not read back."""
+    events = events_of(session)
     game.game.version += 1
     session.add(game.game)
     session.flush()
@@ -100,6 +117,6 @@ def commit(
     if then is not None:
         then(state)
     session.commit()
-    for hook in _committed:
+    for hook in events.committed:
         hook(state)
     return state

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlmodel import Session, and_, col, func, select
 
+from ..caches import Recent
 from ..models import Game, GameRound, PersonGame, Seat, SeatScore, TableGame
 from ..rules.seasons import (
     FinishedGame,
@@ -109,8 +110,9 @@ class _Kept:
     seasons: OrderedDict[Period, _Worked] = field(default_factory=OrderedDict)
 
 
-_tables: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
-_tables_lock = threading.Lock()
+_tables: Recent[tuple[Any, ...], _Kept] = Recent(
+    KEPT_TABLES, weigh=lambda kept: kept.seats, weight=KEPT_SEATS
+)
 _workers = threading.BoundedSemaphore(SEASON_WORKERS)
 
 
@@ -207,16 +209,7 @@ def _table_kept(session: Session, table_id: int) -> _Kept:
     # Kept by database as well as table: a process may serve more than one (tests do).
     bind = session.get_bind()
     key = (id(bind), str(bind.engine.url), table_id)
-    with _tables_lock:
-        kept = _tables.get(key)
-        if kept is None:
-            kept = _tables[key] = _Kept()
-        _tables.move_to_end(key)
-        while len(_tables) > 1 and (
-            len(_tables) > KEPT_TABLES or sum(t.seats for t in _tables.values()) > KEPT_SEATS
-        ):
-            _tables.popitem(last=False)
-        return kept
+    return _tables.get_or_make(key, _Kept)
 
 
 def _current_history(session: Session, table_id: int, version: int, kept: _Kept) -> TableHistory:

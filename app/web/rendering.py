@@ -17,6 +17,7 @@ from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 
 from ..addresses import shared_base
+from ..caches import Recent
 from ..config import TEMPLATES_DIR
 from ..games import GameState, ReplacedLink
 from ..rules.cards import RANK_CODES, RANK_PLURALS
@@ -119,17 +120,14 @@ def url_path_for(request: Request, name: str, /, **params: Any) -> str:
     key = (id(request.app), name, tuple(sorted(params.items())))
     path = _paths.get(key)
     if path is None:
-        path = str(request.app.url_path_for(name, **params))
-        if len(_paths) >= PATHS_KEPT:
-            _paths.clear()
-        _paths[key] = path
+        path = _paths.put(key, str(request.app.url_path_for(name, **params)))
     return request.scope.get("root_path", "") + path
 
 
 PATHS_KEPT = 8192
 
 
-_paths: dict[tuple[int, str, tuple[tuple[str, Any], ...]], str] = {}
+_paths: Recent[tuple[int, str, tuple[tuple[str, Any], ...]], str] = Recent(PATHS_KEPT)
 
 
 def share_links(request: Request, state: GameState) -> dict[str, str]:

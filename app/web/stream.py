@@ -1,7 +1,7 @@
 """Server-sent events: every open game page hears about each change within moments."""
 
 import asyncio
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -14,13 +14,14 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from .. import live
+from ..caches import Recent
 from ..games import GameNotFound, GameState, ReplacedLink, load_game
 from .rendering import live_update, replaced_update
 
 router = APIRouter(include_in_schema=False)
 
 RENDERED_KEPT = 64
-_rendered: OrderedDict[tuple[str, int, str, str], str] = OrderedDict()
+_rendered: Recent[tuple[str, int, str, str], str] = Recent(RENDERED_KEPT)
 
 
 def rendered_once(request: Request, state: GameState) -> str:
@@ -29,9 +30,7 @@ def rendered_once(request: Request, state: GameState) -> str:
     key = (state.code, state.version, state.watch_code, request.scope.get("root_path", ""))
     html = _rendered.get(key)
     if html is None:
-        html = _rendered[key] = live_update(request, state)
-        while len(_rendered) > RENDERED_KEPT:
-            _rendered.popitem(last=False)
+        html = _rendered.put(key, live_update(request, state))
     return html
 
 

@@ -354,7 +354,7 @@ def _table_response(
         "imported": imported,
         "table": state,
         "form": form,
-        "seated": {p.name.casefold() for p in state.people if folded(p.name) in seated},
+        "seated": {p.name for p in state.people if folded(p.name) in seated},
         "games": state.games,
         "names": {person.id: person.name for person in state.people},
         "watch_url": str(request.url_for("table_page", code=state.watch_code)),
