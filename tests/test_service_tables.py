@@ -3,6 +3,10 @@ how many games it holds."""
 
 import re
 
+from fastapi.testclient import TestClient
+from sqlmodel import func, select
+
+from app.models import Game
 from tests.tables_helpers import new_table, table_game
 
 
@@ -27,3 +31,26 @@ def test_the_start_page_counts_each_remembered_tables_own_games(client):
     # The deleted game no longer counts, and one table's games are not another's.
     assert shown_table(home, "The Smiths") == "2 games · watching"
     assert shown_table(home, "Cousins") == "0 games"
+
+
+def test_a_game_started_at_a_table_is_made_and_linked_in_one_transaction(client, monkeypatch):
+    # Created, linked and published together: a failure while linking leaves no game behind
+    # (nothing committed, nothing told to open pages).
+    from app.tables import service
+
+    table = new_table(client)
+    table_game(client, table, ["Ann", "Ben"])
+
+    def broken_link(*args, **kwargs):
+        raise RuntimeError("the disk filled up while linking")
+
+    monkeypatch.setattr(service, "link_game", broken_link)
+    failing = TestClient(client.app, raise_server_exceptions=False)
+    answer = failing.post("/api/games", json={"players": ["Cy", "Dee"], "table": table["code"]})
+    assert answer.status_code == 500
+    monkeypatch.undo()
+    listed = client.get(f"/api/tables/{table['code']}").json()
+    assert listed["game_count"] == 1
+    assert {p["name"] for p in listed["people"]} == {"Ann", "Ben"}
+    with client.app.state.sessions() as session:
+        assert session.exec(select(func.count()).select_from(Game)).one() == 1
