@@ -27,7 +27,7 @@ COPY migrations/ migrations/
 RUN pip wheel --no-cache-dir --wheel-dir /wheels -c constraints.txt '.[postgres]'
 
 # The image installs those wheels and nothing else: no source tree, no download, no build
-# tools. (The bind mount needs BuildKit, Docker's builder since 23.0.) tests/test_container.py
+# tools. (The bind mount needs BuildKit, Docker's builder since 23.0.) tests/serving/test_container.py
 # runs both stages' commands, into a fresh virtualenv.
 FROM python:3.11-slim
 

@@ -488,7 +488,7 @@ LARGEST_PLAYERS = 14
 
 
 def hostile_body(kind: str) -> bytes:
-    """An 8 MiB import body of one hostile kind (tests/test_import_bodies.py sends the same)."""
+    """An 8 MiB import body of one hostile kind (as tests/imports/test_import_bodies.py sends)."""
     bodies = {
         "unterminated string": lambda: b'{"format": 1, "games": ["' + b"a" * EIGHT_MIB,
         "quote and escaped quotes": lambda: b'"' + b'\\"' * (EIGHT_MIB // 2),

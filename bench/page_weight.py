@@ -34,7 +34,7 @@ def game_page_weight(page, url):
 def main():
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
+    from tests.browsers import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
 
     with tempfile.TemporaryDirectory() as folder:
         server = LiveServer(f"sqlite:///{folder}/bench.db").start()

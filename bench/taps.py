@@ -83,7 +83,7 @@ def record_round(page, base_url, seat_count):
 def main():
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
+    from tests.browsers import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
 
     results = {}
     with tempfile.TemporaryDirectory() as folder:

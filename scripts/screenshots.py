@@ -17,7 +17,7 @@ SHOTS = ROOT / "docs" / "screenshots"
 def main():
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
+    from tests.browsers import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 
-pytest_plugins = ["tests.databases"]
+pytest_plugins = ["tests.databases", "tests.browsers"]
 
 # The one definition of where Chromium is: the Makefile exports the same variable.
 CHROMIUM = os.environ.get("CHROMIUM") or "/usr/bin/chromium"

@@ -1,5 +1,6 @@
 """Crownkeeper installed into a fresh virtualenv and started as its own process, for the tests
-that install it as a user or the image would (tests/test_package.py, tests/test_container.py)."""
+that install it as a user or the image would (tests/serving/test_package.py and
+test_container.py)."""
 
 import json
 import os

@@ -136,7 +136,7 @@ def test_the_tables_stats_agree_with_an_independent_count(client):
     assert any(p["name"] == "Benjamin" for p in after["people"])
     for entry in after["people"]:
         expected = asdict(expected_stats.get(entry["id"], PersonStats()))
-        # Streaks follow the order games finished in: tests/test_seasons_api.py checks them.
+        # Streaks follow the order games finished in: tests/tables/test_seasons_api.py checks them.
         sums = {k: v for k, v in entry["stats"].items() if not k.endswith("_win_streak")}
         assert sums == expected, entry["name"]
         assert entry["versus"] == {

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import PHONE
 from tests.browser.test_at_the_table import open_entry
+from tests.browsers import PHONE
 from tests.conftest import went_out_first
 
 pytestmark = pytest.mark.browser

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE
+from tests.browsers import PHONE
 from tests.conftest import went_out_first
 
 pytestmark = pytest.mark.browser

@@ -5,8 +5,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE
 from tests.browser.test_play import expect_total
+from tests.browsers import PHONE
 from tests.server import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.both_databases]

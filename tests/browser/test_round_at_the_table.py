@@ -6,8 +6,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE
 from tests.browser.test_play import expect_total
+from tests.browsers import PHONE
 
 pytestmark = pytest.mark.browser
 NAMES = ["Ann", "Ben", "Cy"]

@@ -3,8 +3,8 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, LiveServer
 from tests.browser.test_play import expect_total
+from tests.browsers import PHONE, LiveServer
 
 pytestmark = pytest.mark.browser
 BUSY = "Busy: totals refresh every 15 s"

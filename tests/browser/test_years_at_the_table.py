@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from sqlmodel import Session, select
 
 from app.models import Game
-from tests.browser.conftest import PHONE
+from tests.browsers import PHONE
 
 pytestmark = pytest.mark.browser
 

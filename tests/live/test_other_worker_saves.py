@@ -11,8 +11,8 @@ from app.live.memory import Broker
 from app.live.postgres import PostgresRelay
 from app.rules.scoring import SeatResult
 from tests.databases import wired_session
+from tests.live.test_stream import Viewer, call
 from tests.server import LiveServer
-from tests.test_stream import Viewer, call
 
 pytestmark = pytest.mark.parametrize("database_engine", ["postgresql"], indirect=True)
 

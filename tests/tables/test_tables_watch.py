@@ -4,9 +4,9 @@ a scorekeeper code (the table's or any game's)."""
 import pytest
 
 from tests.html import elements, visible_text
+from tests.live.test_stream import Viewer, call
 from tests.server import LiveServer
 from tests.tables_helpers import new_table, person, play, table_game
-from tests.test_stream import Viewer, call
 
 API_WRITES = [
     ("post", "/api/games", "game"),

@@ -6,8 +6,8 @@ days unused."""
 import pytest
 from playwright.sync_api import Error, expect
 
-from tests.browser.conftest import PHONE
-from tests.browser.test_offline import new_game, open_controlled
+from tests.browsers import PHONE
+from tests.offline.test_offline import new_game, open_controlled
 
 pytestmark = pytest.mark.browser
 DAY_MS = 24 * 3600 * 1000

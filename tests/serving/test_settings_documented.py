@@ -8,7 +8,7 @@ import pytest
 
 from app.config import Settings
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def env_name(field: str) -> str:

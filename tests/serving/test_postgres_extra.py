@@ -1,7 +1,7 @@
 """PostgreSQL as an extra: `pip install .` brings no PostgreSQL driver, `pip install
 '.[postgres]'` does (so do `make test`, and `make run` when DATABASE_URL names PostgreSQL),
 and a PostgreSQL DATABASE_URL without the driver stops at start saying what to install.
-The image installs the extra: tests/test_container.py installs it as the Dockerfile does."""
+The image installs the extra: tests/serving/test_container.py installs it as the Dockerfile does."""
 
 import os
 import re
@@ -14,7 +14,7 @@ import pytest
 
 from app.db import MissingDriver, check_driver
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # A PostgreSQL server nobody listens on: the start must stop before reaching for it.
 NOWHERE = "postgresql://crownkeeper@127.0.0.1:9/crownkeeper"
 

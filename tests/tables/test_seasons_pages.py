@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.html import elements, visible_text
+from tests.tables.test_seasons_api import finish_on
 from tests.tables_helpers import new_table, person, play, table_game
-from tests.test_seasons_api import finish_on
 
 pytestmark = pytest.mark.one_database
 

@@ -10,8 +10,8 @@ import struct
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE
 from tests.browser.test_round_at_the_table import tap
+from tests.browsers import PHONE
 
 pytestmark = pytest.mark.browser
 NAMES = ["Ann", "Ben", "Cy"]

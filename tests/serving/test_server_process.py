@@ -18,7 +18,7 @@ from alembic.script import ScriptDirectory
 
 from app.migrate import alembic_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HEAD_REVISION = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 

@@ -30,7 +30,7 @@ from app.main import create_app
 from app.serve import CANNOT_START
 from tests.conftest import test_settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
 
 

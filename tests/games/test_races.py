@@ -25,7 +25,7 @@ from tests.databases import wired_session
 from tests.html import visible_text
 from tests.tables_helpers import new_table, person, play, table_game
 
-# More for a long hunt: RACE_ROUNDS=50 pytest tests/test_races.py
+# More for a long hunt: RACE_ROUNDS=50 pytest tests/games/test_races.py
 ROUNDS = int(os.environ.get("RACE_ROUNDS", "3"))
 
 

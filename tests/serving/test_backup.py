@@ -22,7 +22,7 @@ from app.rules.scoring import SeatResult
 from tests.conftest import test_settings
 from tests.databases import wired_session
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def results(seat_count=3):

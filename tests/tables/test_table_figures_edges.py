@@ -9,8 +9,8 @@ from openskill.models import PlackettLuce
 from sqlmodel import Session, select
 
 from app.models import Game
+from tests.tables.test_seasons_api import finish_on
 from tests.tables_helpers import new_table, person, play, table_game
-from tests.test_seasons_api import finish_on
 
 
 def correct(client, code, number, results):

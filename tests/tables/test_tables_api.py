@@ -370,7 +370,7 @@ def test_the_database_sums_agree_with_the_rules_on_a_random_table(client):
     expected_versus = head_to_head(lines)
     for entry in answer["people"]:
         expected = asdict(expected_stats.get(entry["id"], PersonStats()))
-        # Streaks follow the order games finished in: tests/test_seasons_api.py checks them.
+        # Streaks follow the order games finished in: tests/tables/test_seasons_api.py checks them.
         sums = {k: v for k, v in entry["stats"].items() if not k.endswith("_win_streak")}
         assert sums == expected, entry["name"]
         assert entry["versus"] == {

@@ -16,9 +16,9 @@ import pytest
 from app.config import SettingsError
 from app.main import create_app
 from tests.conftest import test_settings, went_out_first
-from tests.test_stream import Viewer
+from tests.live.test_stream import Viewer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port():

@@ -1,7 +1,7 @@
 """CREATE_RATE_LIMIT counted in the database: one count per address for every worker, every
 host and the next start, one statement per creation, refused creations counted nowhere, an
 honest Retry-After, closed windows pruned. (What a refusal looks like on each route is in
-tests/test_abuse.py.)"""
+tests/web/test_load_and_abuse.py.)"""
 
 import threading
 from contextlib import contextmanager
@@ -18,7 +18,7 @@ from app.main import create_app
 from app.models import CreateCount
 from app.ratelimit import CreateLimiter, RateLimited, parse_rule
 from tests.conftest import test_settings
-from tests.test_workers import TwoWorkers
+from tests.serving.test_workers import TwoWorkers
 
 PLAYERS = {"players": ["Ann", "Ben", "Cy"]}
 DAY = 86400

@@ -15,8 +15,8 @@ from app import imports
 from app.main import create_app
 from app.models import Game, Person
 from tests.conftest import test_settings
+from tests.tables.test_tables_import_limits import document, import_into, recorded_game
 from tests.tables_helpers import new_table, table_game
-from tests.test_tables_hardening import document, import_into, recorded_game
 
 
 def game_rows(client):

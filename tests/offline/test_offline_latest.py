@@ -6,8 +6,8 @@ wording; the offline and "needs a look" notices go when what they say is over.""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_offline import NAMES, SENT_WITHIN_MS, new_game, open_controlled
 from tests.browser.test_round_at_the_table import tap
+from tests.offline.test_offline import NAMES, SENT_WITHIN_MS, new_game, open_controlled
 
 pytestmark = pytest.mark.browser
 OFFLINE_LINE = "this is the copy of this page from"
@@ -16,7 +16,7 @@ OFFLINE_LINE = "this is the copy of this page from"
 @pytest.fixture
 def context(browser, live_server):
     """A phone of its own, with no request routing (routing would bypass the worker)."""
-    from tests.browser.conftest import PHONE
+    from tests.browsers import PHONE
 
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
     yield context
