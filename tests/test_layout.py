@@ -187,3 +187,9 @@ def test_nothing_is_registered_in_module_state():
         if isinstance(node, ast.Global)
     }
     assert rebinding <= {"app.live"}, "the live relay is the one left to move onto the app"
+
+
+def test_the_readme_stays_short_enough_to_read():
+    # The README is for the people who run Crownkeeper; the rest lives in docs/.
+    readme = APP.parent / "README.md"
+    assert len(readme.read_text().splitlines()) <= 250
