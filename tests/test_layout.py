@@ -1,10 +1,12 @@
 """The code's shape, as docs/DEVELOPING.md describes it: no import circle in app/ (counting
 the packages that hold each module imported, and imports for type checking), no module over
-500 lines but the hand solver, and route modules that import shared modules only, never each
-other."""
+500 lines but the hand solver, route modules that import shared modules only, never each
+other, and routes that leave every service error to web/errors.py."""
 
 import ast
 from pathlib import Path
+
+from tests.app_errors import service_error_classes
 
 APP = Path(__file__).resolve().parent.parent / "app"
 ROUTE_MODULES = {
@@ -193,3 +195,37 @@ def test_the_readme_stays_short_enough_to_read():
     # The README is for the people who run Crownkeeper; the rest lives in docs/.
     readme = APP.parent / "README.md"
     assert len(readme.read_text().splitlines()) <= 250
+
+
+def route_modules() -> dict[str, Path]:
+    """The modules of app that make routes: those holding an APIRouter at their top level."""
+    found = {}
+    for name, path in app_modules().items():
+        for node in ast.parse(path.read_text()).body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "APIRouter":
+                found[name] = path
+    return found
+
+
+def names_caught(handler: ast.ExceptHandler) -> set[str]:
+    """The class names an except clause names (a bare name, a module's attribute, a tuple)."""
+    caught = handler.type
+    parts = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught else []
+    return {part.id if isinstance(part, ast.Name) else getattr(part, "attr", "") for part in parts}
+
+
+def test_no_route_catches_a_service_error():
+    # Every service error is answered once, by web/errors.py (its STATUS): a route that
+    # caught one would answer it a second way. A page keeps what was typed with show_again.
+    routes = route_modules()
+    assert set(routes) >= ROUTE_MODULES | {"app.web.installable"}
+    service_errors = {error_class.__name__ for error_class in service_error_classes()}
+    assert {"GameError", "TableNotFound", "PeriodError", "ImportRefused"} <= service_errors
+    caught = {
+        f"{name}:{handler.lineno}": names_caught(handler) & service_errors
+        for name, path in routes.items()
+        for handler in ast.walk(ast.parse(path.read_text()))
+        if isinstance(handler, ast.ExceptHandler)
+    }
+    assert {where: names for where, names in caught.items() if names} == {}

@@ -31,27 +31,29 @@ def clean_names(names: Sequence[str], *, fewest: int = 1, most: int = MAX_PLAYER
     try:
         cleaned = [plain_name(name) for name in names]
     except UnreadableText as error:
-        raise GameError(f"A name {error}: type it again.") from error
+        raise PlayerError(f"A name {error}: type it again.") from error
     if not fewest <= len(cleaned) <= most:
-        raise GameError(
+        raise PlayerError(
             f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players (or 1 for solitaire); "
             f"you entered {len(cleaned)}."
         )
     seen: dict[str, str] = {}
     for position, name in enumerate(cleaned, start=1):
         if not name:
-            raise GameError(f"Player {position} needs a name.")
+            raise PlayerError(f"Player {position} needs a name.")
         if looks_blank(name):
-            raise GameError(f"Player {position}'s name shows nothing: type letters or emoji.")
+            raise PlayerError(f"Player {position}'s name shows nothing: type letters or emoji.")
         if len(name) > NAME_LENGTH:
-            raise GameError(f"{name[:12]}… is too long: names have at most {NAME_LENGTH} letters.")
+            raise PlayerError(
+                f"{name[:12]}… is too long: names have at most {NAME_LENGTH} letters."
+            )
         key = folded(name)
         if key in seen:
             # Spelled differently, not only in case: say which name it copies.
             same = (
                 f" (it looks like {seen[key]})" if name.casefold() != seen[key].casefold() else ""
             )
-            raise GameError(
+            raise PlayerError(
                 f"Two players are called {name}{same}: give each player a different name."
             )
         seen[key] = name
@@ -81,11 +83,8 @@ def add_player(
     if len(state.still_in) >= MAX_PLAYERS:
         raise PlayerError(f"A game seats at most {MAX_PLAYERS} players.")
     names = [*state.players[:position], name, *state.players[position:]]
-    try:
-        # Players who left keep their seats (and names): the limit counts those still in.
-        new_name = clean_names(names, most=len(names))[position]
-    except GameError as error:
-        raise PlayerError(str(error)) from error
+    # Players who left keep their seats (and names): the limit counts those still in.
+    new_name = clean_names(names, most=len(names))[position]
     start_points = state.start_points(start)
 
     def moved(old: int) -> int:

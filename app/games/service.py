@@ -29,6 +29,7 @@ from .state import (
     GameMode,
     GameNotFound,
     GameState,
+    PlayerError,
     RoundState,
     StaleVersion,
     VersionRequired,
@@ -39,6 +40,15 @@ from .store import OpenGame, new_code
 def load_game(session: Session, *, code: str) -> GameState:
     """The game whose scorekeeper or watch code this is, or GameNotFound."""
     return store.read(session, code=code, for_edit=False).view()
+
+
+def find_game(session: Session, *, code: str) -> GameState | GameNotFound:
+    """The game for code, or the GameNotFound saying why there is none (a ReplacedLink for
+    a replaced scorekeeper code): for a caller to whom a missing game is an answer."""
+    try:
+        return load_game(session, code=code)
+    except GameNotFound as missing:
+        return missing
 
 
 def load_games(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
@@ -84,16 +94,16 @@ def _new_game(
     """The rows of a new game, added to the transaction under way."""
     names = clean_names(players)
     if mode == "game" and len(names) < MIN_PLAYERS:
-        raise GameError(
+        raise PlayerError(
             f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players; for one player, "
             "choose Solitaire."
         )
     if mode == "solitaire" and len(names) != 1:
-        raise GameError(f"Solitaire is for one player; you entered {len(names)} names.")
+        raise PlayerError(f"Solitaire is for one player; you entered {len(names)} names.")
     if not 0 <= first_dealer < len(names):
-        raise GameError(f"The first dealer must be one of the {len(names)} seats.")
+        raise PlayerError(f"The first dealer must be one of the {len(names)} seats.")
     if order not in ROUND_ORDERS:
-        raise GameError(f"{order!r} is not an order of rounds: use up, down or shuffled.")
+        raise PlayerError(f"{order!r} is not an order of rounds: use up, down or shuffled.")
     solitaire = len(names) == 1
     if solitaire:
         plans = solitaire_piles()

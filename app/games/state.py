@@ -49,7 +49,8 @@ class ReadOnlyLink(GameError):
 
 
 class PlayerError(GameError):
-    """A player who cannot join or leave as asked (a name, a seat, a count)."""
+    """Players who cannot sit down, join or leave as asked: a name, a count, a seat, the
+    first dealer or the order of a new game's rounds (what was sent, not the game's state)."""
 
 
 class NoSuchSeat(GameError):

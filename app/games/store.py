@@ -62,6 +62,12 @@ class OpenGame:
         return state if self.asked_with == self.game.code else state.for_watchers()
 
 
+def unknown_code(code: str) -> GameNotFound:
+    """No game has code, said with the code as it was given (cut to 24 characters)."""
+    shown = code if len(code) <= 24 else code[:24] + "…"
+    return GameNotFound(f"No game has the code {shown}. Check the link, or start a new game.")
+
+
 def read(
     session: Session, *, code: str, for_edit: bool = True, include_deleted: bool = False
 ) -> OpenGame:
@@ -70,7 +76,7 @@ def read(
     version cannot both get through the version check. GameNotFound, ReplacedLink or
     ReadOnlyLink when the code cannot do that."""
     if "\x00" in code:  # no code holds one (and PostgreSQL refuses it in a query)
-        raise GameNotFound("No game has this code. Check the link, or start a new game.")
+        raise unknown_code(code)
     rematch = aliased(Game)
     newest_rematch = (
         select(rematch.id)
@@ -97,7 +103,7 @@ def read(
         if replaced is not None:
             raise ReplacedLink(replaced)
     if found is None or (found[0].deleted_at is not None and not include_deleted):
-        raise GameNotFound("No game has this code. Check the link, or start a new game.")
+        raise unknown_code(code)
     game, rematch_code, rematch_watch_code = found
     if for_edit and code != game.code:
         raise ReadOnlyLink(ReadOnlyLink.message)

@@ -13,7 +13,6 @@ from fastapi.responses import JSONResponse
 
 from ..db import SessionDep
 from ..games import (
-    GameError,
     add_player,
     add_tiebreak,
     create_game,
@@ -53,22 +52,19 @@ WRITE_ERRORS = {
 def create(body: GameCreate, request: Request, session: SessionDep) -> Any:
     """Start a game (CREATE_RATE_LIMIT new games per client address: 429 beyond)."""
     check_create_limit(request)
-    try:
-        if body.table is None:
-            state = create_game(
-                session, players=body.players, first_dealer=body.first_dealer, order=body.order
-            )
-        else:
-            state = start_game(
-                session,
-                table_code=body.table,
-                players=body.players,
-                first_dealer=body.first_dealer,
-                order=body.order,
-                max_people=request.app.state.settings.table_max_people,
-            )
-    except GameError as error:  # names or seats that cannot make a game: what was sent
-        return api_problem(422, str(error))
+    if body.table is None:
+        state = create_game(
+            session, players=body.players, first_dealer=body.first_dealer, order=body.order
+        )
+    else:
+        state = start_game(
+            session,
+            table_code=body.table,
+            players=body.players,
+            first_dealer=body.first_dealer,
+            order=body.order,
+            max_people=request.app.state.settings.table_max_people,
+        )
     return JSONResponse(game_public(state), status_code=201)
 
 

@@ -1,34 +1,19 @@
 """What the routes share: the codes in their paths looked up, the scorekeeper's check made
-with the same read the change uses, and the limit on creating games and tables."""
+with the same read the change uses, and the limit on creating games and tables. Their
+errors go on to errors.py, which answers them."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Path, Request
+from fastapi import Depends, Path, Request
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from ..db import SessionDep
-from ..games import (
-    GameNotFound,
-    GameState,
-    NoSuchRound,
-    OpenGame,
-    ReadOnlyLink,
-    ReplacedLink,
-    RoundState,
-    load_game,
-    open_game,
-)
+from ..games import GameState, OpenGame, ReadOnlyLink, load_game, open_game
 from ..imports import Imported, import_document
-from ..tables import (
-    ReadOnlyTable,
-    TableNotFound,
-    check_keeper_code,
-    is_keeper_code,
-    open_table_game,
-)
+from ..tables import check_keeper_code, open_table_game
 from .rendering import posted_fields
 
 Code = Annotated[str, Path(description="The game's code from its link")]
@@ -54,28 +39,6 @@ def keeper_table_code(code: TableCode, session: SessionDep) -> str:
 KeeperTableCode = Annotated[str, Depends(keeper_table_code)]
 
 
-def code_problem(request: Request, code: str) -> Exception | None:
-    """Why a request for code must fail whatever its body: an unknown code, or a change
-    asked for with a watch code (of a game, or of a table for the table routes). Used when
-    the body itself could not be read."""
-    route = request.scope.get("route")
-    of_table = getattr(route, "path", "").startswith("/api/tables/")
-    with Session(request.app.state.engine) as session:
-        try:
-            can_edit = (
-                is_keeper_code(session, code=code)
-                if of_table
-                else load_game(session, code=code).can_edit
-            )
-        except (GameNotFound, TableNotFound) as error:
-            return error
-    if request.method != "GET" and not can_edit:
-        return (
-            ReadOnlyTable(ReadOnlyTable.message) if of_table else ReadOnlyLink(ReadOnlyLink.message)
-        )
-    return None
-
-
 def check_create_limit(
     request: Request, what: str = "games", session: Session | None = None
 ) -> None:
@@ -84,39 +47,10 @@ def check_create_limit(
     request.app.state.create_limiter.check(request, what, session=session)
 
 
-def page_game(session: Session, code: str) -> GameState:
-    """The game for a page (404 in words for an unknown code; a replaced scorekeeper link
-    gets its own page, pointing to the watch link)."""
-    try:
-        return load_game(session, code=code)
-    except ReplacedLink:
-        raise
-    except GameNotFound as error:
-        raise _not_found(code) from error
-
-
 def page_game_for_change(session: Session, code: str, *, at_table: bool = False) -> OpenGame:
-    """The game opened for a change from a page (404 in words, 403 for a watch link); with
-    at_table, for a change that touches its table's people (its table locked first)."""
-    try:
-        return open_table_game(session, code=code) if at_table else open_game(session, code=code)
-    except ReplacedLink:
-        raise
-    except GameNotFound as error:
-        raise _not_found(code) from error
-
-
-def round_or_404(state: GameState, number: int) -> RoundState:
-    """The game's round number, or 404 in words."""
-    try:
-        return state.round(number)
-    except NoSuchRound as error:
-        raise HTTPException(404, str(error)) from error
-
-
-def _not_found(code: str) -> HTTPException:
-    shown = code if len(code) <= 24 else code[:24] + "…"
-    return HTTPException(404, f"No game has the code {shown}. Check the link, or start a new game.")
+    """The game opened for a change from a page; with at_table, for a change that touches
+    its table's people (its table locked first)."""
+    return open_table_game(session, code=code) if at_table else open_game(session, code=code)
 
 
 def check_rematch_limit(request: Request, session: Session, game: OpenGame) -> None:
@@ -129,7 +63,7 @@ def check_rematch_limit(request: Request, session: Session, game: OpenGame) -> N
 
 def page_game_to_edit(session: Session, code: str) -> GameState:
     """The game for a page that edits it, read but not yet changed (403 for a watch link)."""
-    state = page_game(session, code)
+    state = load_game(session, code=code)
     if not state.can_edit:
         raise ReadOnlyLink(ReadOnlyLink.message)
     return state

@@ -1,5 +1,7 @@
 """Every error a request can meet, answered once: problem JSON (a `detail` in words) under
-/api, a page that says it everywhere else. The services raise; this maps."""
+/api, a page that says it everywhere else. The services raise; this maps, and no route
+catches a service error: a page that keeps what was typed says how to show its form again
+(show_again), and the one handler here draws it with the error's sentence and status."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy.exc import DBAPIError
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
@@ -25,12 +29,23 @@ from ..games import (
     ReplacedLink,
     StaleVersion,
     VersionRequired,
+    load_game,
 )
+from ..imports import ImportRefused, ImportTooBig
+from ..names import UnreadableText
 from ..ratelimit import RateLimited
 from ..rules.cards import CardError
 from ..rules.scoring import RoundError
-from ..tables import NoSuchPerson, PersonMerged, ReadOnlyTable, TableError, TableNotFound
-from .deps import code_problem
+from ..rules.seasons import PeriodError
+from ..rules.solitaire import PileError
+from ..tables import (
+    NoSuchPerson,
+    PersonMerged,
+    ReadOnlyTable,
+    TableError,
+    TableNotFound,
+    is_keeper_code,
+)
 from .rendering import error_page, replaced_link_page
 from .schemas import game_public
 
@@ -38,8 +53,11 @@ log = logging.getLogger("crownkeeper")
 BUSY_MESSAGE = "The score keeper is busy; try again."
 BUSY_RETRY_AFTER = "2"
 
-# The most specific class first: the first that matches answers.
+# Every error the services raise, with the one status it is answered with, on the API and on
+# pages alike; its sentence is its str. The most specific class first: the first that matches
+# answers. tests/test_errors_mapped_once.py drives each through a request.
 STATUS: list[tuple[type[Exception], int]] = [
+    (ReplacedLink, 410),
     (ReadOnlyLink, 403),
     (ReadOnlyTable, 403),
     (GameNotFound, 404),
@@ -54,9 +72,17 @@ STATUS: list[tuple[type[Exception], int]] = [
     (TableError, 422),
     (RoundError, 422),
     (CardError, 422),
+    (PeriodError, 422),
+    (ImportTooBig, 413),
+    (ImportRefused, 422),
+    # Raised inside the services and said again as one of the errors above; answered here
+    # too, so one that ever got out would still be a 4xx in words.
+    (PileError, 422),
+    (UnreadableText, 422),
     (RateLimited, 429),
     (GameError, 409),
 ]
+FORM_AGAIN = "form_again"
 
 
 def install(app: FastAPI) -> None:
@@ -85,6 +111,12 @@ def api_problem(status_code: int, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"detail": detail, **extra}, status_code=status_code)
 
 
+def draws_page(request: Request) -> bool:
+    """Whether an error is answered with a page (else problem JSON: the API, static files and
+    the live stream, which no person reads as a page)."""
+    return not (is_api(request) or is_static(request) or request.url.path.endswith("/events"))
+
+
 def problem(
     request: Request,
     detail: str,
@@ -93,12 +125,25 @@ def problem(
     **extra: object,
 ) -> Response:
     """JSON with a `detail` for the API, a page that says it for everything else."""
-    if is_api(request) or is_static(request) or request.url.path.endswith("/events"):
-        response: Response = api_problem(status_code, detail, **extra)
-    else:
+    if draws_page(request):
         response = error_page(request, detail, status_code=status_code)
+    else:
+        response = api_problem(status_code, detail, **extra)
     response.headers.update(headers or {})
     return response
+
+
+def show_again(request: Request, form_again: Callable[[Exception], Response]) -> None:
+    """How this page shows its form again when a service error stops the change it asked
+    for: form_again draws the form with what was typed and the error's sentence. It runs in
+    a thread, after the request's session is closed (one that reads opens its own on
+    request.app.state.engine); the error's status and headers are set here."""
+    setattr(request.state, FORM_AGAIN, form_again)
+
+
+def forget_form(request: Request) -> None:
+    """A request tried again from the start shows no form until its route says which."""
+    request.scope.get("state", {}).pop(FORM_AGAIN, None)
 
 
 def refusal(scope: Scope, detail: str, status_code: int) -> Response:
@@ -115,25 +160,56 @@ def status_of(error: Exception) -> int:
 
 
 async def _service_error(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, ReplacedLink) and not is_api(request):
-        return replaced_link_page(request, exc)
     status_code = status_of(exc)
-    extra: dict[str, Any] = {}
-    headers: dict[str, str] = {}
+    if draws_page(request):
+        response = await _service_page(request, exc, status_code)
+    else:
+        extra = _problem_extra(exc) if is_api(request) else {}
+        response = api_problem(status_code, str(exc), **extra)
     if isinstance(exc, RateLimited):
-        headers["Retry-After"] = str(exc.retry_after)
-    if (
-        is_api(request)
-        and isinstance(exc, StaleVersion | VersionRequired)
-        and exc.current is not None
-    ):
-        extra["game"] = game_public(exc.current)
-    if is_api(request) and isinstance(exc, RoundError):
-        extra["seat_errors"] = {str(seat): text for seat, text in exc.seat_errors.items()}
-        extra["table_errors"] = exc.table_errors
-    if is_api(request) and isinstance(exc, PersonMerged):
-        extra["into"] = exc.into_id
-    return problem(request, str(exc), status_code, headers=headers, **extra)
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+async def _service_page(request: Request, error: Exception, status_code: int) -> Response:
+    """The page for a service error: a replaced link's own page, a person merged away's new
+    page, the route's form again with what was typed, or the page that says it."""
+    if isinstance(error, ReplacedLink):
+        return replaced_link_page(request, error)
+    if isinstance(error, PersonMerged):
+        moved = _merged_person_page(request, error)
+        if moved is not None:
+            return moved
+    form_again: Callable[[Exception], Response] | None = getattr(request.state, FORM_AGAIN, None)
+    if form_again is None:
+        return error_page(request, str(error), status_code=status_code)
+    response = await run_in_threadpool(form_again, error)
+    response.status_code = status_code
+    return response
+
+
+def _merged_person_page(request: Request, merged: PersonMerged) -> Response | None:
+    """A person's page asked for someone merged away: the same page of whom they are now,
+    the season in the address kept."""
+    route = request.scope.get("route")
+    if request.method != "GET" or "person_id" not in request.path_params or route is None:
+        return None
+    params = {**request.path_params, "person_id": str(merged.into_id)}
+    kept = request.url_for(route.name, **params)
+    return RedirectResponse(kept.replace(query=request.url.query), 303)
+
+
+def _problem_extra(error: Exception) -> dict[str, Any]:
+    """What the API's answer holds beside `detail`: the game as it is now for a version
+    problem, the seats' and the table's messages for a round, the kept person for a merge."""
+    if isinstance(error, StaleVersion | VersionRequired) and error.current is not None:
+        return {"game": game_public(error.current)}
+    if isinstance(error, RoundError):
+        seat_errors = {str(seat): text for seat, text in error.seat_errors.items()}
+        return {"seat_errors": seat_errors, "table_errors": error.table_errors}
+    if isinstance(error, PersonMerged):
+        return {"into": error.into_id}
+    return {}
 
 
 async def _database_problem(request: Request, exc: Exception) -> Response:
@@ -158,11 +234,33 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     code = request.path_params.get("code")
     if code is not None and is_api(request):
         # An unknown code or a watch code decides the answer, whatever the body held.
-        found = code_problem(request, code)
+        found = _code_problem(request, code)
         if found is not None:
             return await _service_error(request, found)
     problems = [_describe(error) for error in exc.errors()]
     return problem(request, " ".join(problems), 422, problems=problems)
+
+
+def _code_problem(request: Request, code: str) -> Exception | None:
+    """Why a request for code must fail whatever its body: an unknown code, or a change
+    asked for with a watch code (of a game, or of a table for the table routes). Used when
+    the body itself could not be read."""
+    route = request.scope.get("route")
+    of_table = getattr(route, "path", "").startswith("/api/tables/")
+    with Session(request.app.state.engine) as session:
+        try:
+            can_edit = (
+                is_keeper_code(session, code=code)
+                if of_table
+                else load_game(session, code=code).can_edit
+            )
+        except (GameNotFound, TableNotFound) as error:
+            return error
+    if request.method != "GET" and not can_edit:
+        return (
+            ReadOnlyTable(ReadOnlyTable.message) if of_table else ReadOnlyLink(ReadOnlyLink.message)
+        )
+    return None
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -8,43 +8,31 @@ import anyio
 import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from sqlmodel import Session
 
 from ..db import SessionDep, is_readable
 from ..games import (
-    GameError,
     GameState,
-    OpenGame,
     StaleVersion,
     VersionRequired,
     add_player,
     add_tiebreak,
     create_game,
     finish_game,
+    load_game,
     remove_player,
     replace_keeper_code,
     return_player,
     save_round,
 )
-from ..ratelimit import RateLimited
 from ..rules.cards import Decks
 from ..rules.schedule import plan_rounds
 from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
-from ..tables import TableError, check_room_for
-from .deps import (
-    Code,
-    FormFields,
-    check_create_limit,
-    page_game,
-    page_game_for_change,
-    page_game_to_edit,
-    round_or_404,
-)
-from .errors import status_of
+from ..tables import check_room_for
+from .deps import Code, FormFields, check_create_limit, page_game_for_change, page_game_to_edit
+from .errors import show_again
 from .forms import HandForm, JoinForm, NewGameForm, RoundForm
 from .remembered import forget, home_context, remember
 from .rendering import (
-    error_page,
     redirect,
     render,
     rounds_ahead,
@@ -67,32 +55,27 @@ def home(request: Request, session: SessionDep) -> Response:
 def new_game(request: Request, session: SessionDep, fields: FormFields) -> Response:
     """Create the game, or add, remove or move a seat on the form."""
     form = NewGameForm.parse(fields)
-    status, headers = 200, {}
-    if not form.apply_action(fields):
-        names, first_dealer = form.players()
-        try:
-            if form.problem:
-                raise GameError(form.problem)
-            check_create_limit(request)
-            state = create_game(
-                session,
-                players=names,
-                first_dealer=first_dealer,
-                order=form.order,
-                mode="solitaire" if form.mode == "solitaire" else "game",
-            )
-        except GameError as error:
-            form.error, status = str(error), 422
-        except RateLimited as error:
-            form.error, status = str(error), 429
-            headers["Retry-After"] = str(error.retry_after)
-        else:
-            return redirect(request, request.url_for("game_page", code=state.code))
-    response = render(
-        request, "home.html", {"form": form, "games": []}, block="new_game", status_code=status
+
+    def form_again(error: Exception | str, status_code: int = 200) -> Response:
+        form.error = str(error)
+        context = {"form": form, "games": []}
+        return render(request, "home.html", context, block="new_game", status_code=status_code)
+
+    if form.apply_action(fields):
+        return form_again("")
+    if form.problem:
+        return form_again(form.problem, 422)
+    names, first_dealer = form.players()
+    show_again(request, form_again)
+    check_create_limit(request)
+    state = create_game(
+        session,
+        players=names,
+        first_dealer=first_dealer,
+        order=form.order,
+        mode="solitaire" if form.mode == "solitaire" else "game",
     )
-    response.headers.update(headers)
-    return response
+    return redirect(request, request.url_for("game_page", code=state.code))
 
 
 @router.get("/g/{code}")
@@ -100,7 +83,7 @@ def game_page(
     request: Request, code: Code, session: SessionDep, saved: int | None = None
 ) -> Response:
     """The score sheet, whose deal it is, the wild rank and the round entry."""
-    state = page_game(session, code)
+    state = load_game(session, code=code)
     # After a save without JavaScript the redirect says which round; the page says it saved.
     saved_round = None
     if saved is not None and 1 <= saved <= len(state.rounds) and state.round(saved).entries:
@@ -121,7 +104,7 @@ def rounds_ahead_page(request: Request, code: Code, session: SessionDep) -> Resp
 def round_page(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """Enter or correct one round."""
     state = page_game_to_edit(session, code)
-    round_state = round_or_404(state, number)
+    round_state = state.round(number)
     if state.is_solitaire:
         return RedirectResponse(request.url_for("pile_page", code=code, number=number), 303)
     if round_state.entries is None and (state.current_round is not round_state):
@@ -138,7 +121,7 @@ def post_round(
     """Save a round (or take a tap, when the phone runs no JavaScript)."""
     game = page_game_for_change(session, code)
     state = game.state()
-    players_in = round_or_404(state, number).players_in
+    players_in = state.round(number).players_in
     form = RoundForm.parse(number, fields, len(state.players), players_in)
     from_game_page = fields.get("from") == "game"
     if fields.get("keep"):
@@ -147,45 +130,43 @@ def post_round(
         if wants_fragment(request) and from_game_page:
             return _game_response(request, state)
         return redirect(request, request.url_for("game_page", code=code))
-    status = 200
+
+    def form_again(error: Exception | None = None, status_code: int = 200) -> Response:
+        if error is not None:
+            _note_problem(form, state, error)
+        if from_game_page:
+            return _game_response(request, state, form=form, status_code=status_code)
+        context = _round_context(state, form)
+        return render(request, "round.html", context, block="entry", status_code=status_code)
+
     if form.apply_tap(fields):
         session.rollback()
-    else:
-        saved, status = _save(session, game, form)
-        if saved is not None:
-            if wants_fragment(request) and from_game_page:
-                return _game_response(request, saved, saved_round=number)
-            saved_url = request.url_for("game_page", code=code).include_query_params(saved=number)
-            return redirect(request, saved_url)
-        # Not saved: the game as read under the lock is the game as it is now.
+        return form_again()
+    results = form.results(state.players)
+    if results is None:
+        session.rollback()
         if form.version_unreadable:
             form.version = state.version
-    if from_game_page:
-        return _game_response(request, state, form=form, status_code=status)
-    return render(
-        request, "round.html", _round_context(state, form), block="entry", status_code=status
-    )
+        return form_again(status_code=422)
+    show_again(request, form_again)
+    saved = save_round(session, game=game, number=number, results=results, version=form.based_on)
+    if wants_fragment(request) and from_game_page:
+        return _game_response(request, saved, saved_round=number)
+    saved_url = request.url_for("game_page", code=code).include_query_params(saved=number)
+    return redirect(request, saved_url)
 
 
 @router.post("/g/{code}/finish")
 def finish_page(request: Request, code: Code, session: SessionDep) -> Response:
     """End the game now (the shorter-game house rule)."""
-    game = page_game_for_change(session, code)
-    try:
-        finish_game(session, game=game)
-    except GameError as error:
-        return error_page(request, str(error), status_code=409)
+    finish_game(session, game=page_game_for_change(session, code))
     return RedirectResponse(request.url_for("game_page", code=code), 303)
 
 
 @router.post("/g/{code}/tiebreak")
 def tiebreak_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Deal a tie-break round to the players sharing the lowest total."""
-    game = page_game_for_change(session, code)
-    try:
-        add_tiebreak(session, game=game)
-    except GameError as error:
-        return error_page(request, str(error), status_code=409)
+    add_tiebreak(session, game=page_game_for_change(session, code))
     return redirect(request, request.url_for("game_page", code=code))
 
 
@@ -201,29 +182,27 @@ def join_page(request: Request, code: Code, session: SessionDep, fields: FormFie
     join = JoinForm.parse(fields)
     game = page_game_for_change(session, code, at_table=True)
     state = game.state()
-    if not join.error:
-        try:
-            limit = request.app.state.settings.table_max_people
-            check_room_for(session, game_id=game.id, name=join.name, max_people=limit)
-            add_player(session, game=game, name=join.name, seat=join.seat, start=join.start())
-        except (GameError, TableError) as error:
-            session.rollback()
-            join.error = str(error)
-        else:
-            return redirect(request, request.url_for("game_page", code=code))
-    return _players_response(request, state, join=join, status_code=422)
+
+    def form_again(error: Exception | str, status_code: int = 200) -> Response:
+        join.error = str(error)
+        return _players_response(request, state, join=join, status_code=status_code)
+
+    if join.error:
+        session.rollback()
+        return form_again(join.error, 422)
+    show_again(request, form_again)
+    limit = request.app.state.settings.table_max_people
+    check_room_for(session, game_id=game.id, name=join.name, max_people=limit)
+    add_player(session, game=game, name=join.name, seat=join.seat, start=join.start())
+    return redirect(request, request.url_for("game_page", code=code))
 
 
 @router.post("/g/{code}/players/{seat}/leave")
 def leave_page(request: Request, code: Code, seat: int, session: SessionDep) -> Response:
     """Take a player out of the game from the next round on."""
     game = page_game_for_change(session, code)
-    state = game.state()
-    try:
-        remove_player(session, game=game, seat=seat)
-    except GameError as error:
-        session.rollback()
-        return _players_response(request, state, leave_error=str(error), status_code=422)
+    _players_again(request, game.state())
+    remove_player(session, game=game, seat=seat)
     return redirect(request, request.url_for("game_page", code=code))
 
 
@@ -231,12 +210,8 @@ def leave_page(request: Request, code: Code, seat: int, session: SessionDep) -> 
 def return_page(request: Request, code: Code, seat: int, session: SessionDep) -> Response:
     """Seat again a player who left (the undo of leaving)."""
     game = page_game_for_change(session, code)
-    state = game.state()
-    try:
-        return_player(session, game=game, seat=seat)
-    except GameError as error:
-        session.rollback()
-        return _players_response(request, state, leave_error=str(error), status_code=422)
+    _players_again(request, game.state())
+    return_player(session, game=game, seat=seat)
     return redirect(request, request.url_for("players_page", code=code))
 
 
@@ -298,30 +273,16 @@ def rules_page(request: Request) -> Response:
     )
 
 
-def _save(session: Session, game: OpenGame, form: RoundForm) -> tuple[GameState | None, int]:
-    """Save the form's round: the game as saved, or None and the status with the problem
-    noted on the form."""
-    state = game.state()
-    results = form.results(state.players)
-    if results is None:
-        session.rollback()
-        return None, 422
-    try:
-        saved = save_round(
-            session, game=game, number=form.number, results=results, version=form.based_on
-        )
-    except RoundError as error:
-        session.rollback()
+def _note_problem(form: RoundForm, state: GameState, error: Exception) -> None:
+    """Show on the round form why the save was refused, the entries kept: each seat's
+    problem beside its seat, another phone's save as the choice between the two rounds."""
+    if isinstance(error, RoundError):
         form.errors = error.table_errors
         for seat, message in error.seat_errors.items():
             form.seats[seat].error = message
-        return None, 422
-    except StaleVersion:
-        session.rollback()
+    elif isinstance(error, StaleVersion):
         form.conflict = True
-        return None, 409
-    except VersionRequired as error:
-        session.rollback()
+    elif isinstance(error, VersionRequired):
         name = state.round_name(state.round(form.number))
         form.errors = [
             f"{name[0].upper()}{name[1:]} is saved already, and this form did not say which "
@@ -330,12 +291,11 @@ def _save(session: Session, game: OpenGame, form: RoundForm) -> tuple[GameState 
         ]
         # Saving again is based on the game this answer shows.
         form.version = state.version
-        return None, status_of(error)
-    except GameError as error:
-        session.rollback()
+    else:
         form.errors = [str(error)]
-        return None, 409
-    return saved, 200
+    # The game as read under the lock is the game as it is now.
+    if form.version_unreadable:
+        form.version = state.version
 
 
 def _game_response(
@@ -406,6 +366,15 @@ def _players_response(
         "leave_error": leave_error,
     }
     return render(request, "players.html", context, status_code=status_code)
+
+
+def _players_again(request: Request, state: GameState) -> None:
+    """A player who cannot leave or come back: the players page again, saying why."""
+
+    def players_again(error: Exception) -> Response:
+        return _players_response(request, state, leave_error=str(error))
+
+    show_again(request, players_again)
 
 
 def _round_context(state: GameState, form: RoundForm) -> dict[str, Any]:

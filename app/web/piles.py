@@ -12,19 +12,18 @@ from fastapi.responses import Response
 
 from ..db import SessionDep
 from ..games import (
-    GameError,
     GameState,
     RoundState,
     StaleVersion,
     VersionRequired,
+    load_game,
     parse_cards,
     save_round,
 )
-from ..rules.cards import CardError
-from ..rules.scoring import RoundError, SeatResult
+from ..rules.scoring import SeatResult
 from ..rules.solitaire import SOLITAIRE_DECKS
-from .deps import Code, FormFields, page_game, page_game_for_change, round_or_404
-from .errors import status_of
+from .deps import Code, FormFields, page_game_for_change
+from .errors import show_again
 from .forms import HandForm, posted_versions
 from .rendering import redirect, render
 from .retrying import RetryingRoute
@@ -35,7 +34,7 @@ router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
 @router.get("/g/{code}/piles/{number}")
 def pile_page(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """One solitaire pile: tap its cards to see the best layout, or the card to discard."""
-    state = page_game(session, code)
+    state = load_game(session, code=code)
     pile = _pile_or_404(state, number)
     form = _pile_form(pile, request.query_params)
     return _pile_response(request, state, pile, form)
@@ -54,42 +53,41 @@ def save_pile(
         return redirect(request, request.url_for("game_page", code=code))
     form = _pile_form(pile, fields)
     save = PileSave.parse(fields)
-    status_code = 422
-    try:
-        if save.unreadable:
-            raise GameError(
-                "This page's copy of the game could not be read, so nothing was saved. "
-                "Check the pile, then save again: your cards are kept."
+
+    def form_again(error: Exception | str) -> Response:
+        if isinstance(error, StaleVersion):
+            save.conflict = True
+        elif isinstance(error, VersionRequired):
+            form.error = (
+                f"Pile {number} is saved already, and this page did not say which copy of the "
+                "game it was filled in on, so nothing was saved; your cards are kept. Save "
+                "again to put yours in place of the pile as it is saved now."
             )
-        if save.closed:
-            result = SeatResult(went_out=True)
-        elif save.typed:
-            if not re.fullmatch(r"-?[0-9]{1,6}", save.typed):
-                raise GameError(f"{save.typed[:10]!r} is not a number of points.")
-            result = SeatResult(points=int(save.typed))
+            # Saving again is based on the game this answer shows.
+            save.version = state.version
         else:
-            result = SeatResult(cards=parse_cards(form.cards))
-        save_round(session, game=game, number=number, results=[result], version=save.based_on)
-    except StaleVersion as error:
-        session.rollback()
-        save.conflict, status_code = True, status_of(error)
-    except VersionRequired as error:
-        session.rollback()
-        form.error = (
-            f"Pile {number} is saved already, and this page did not say which copy of the "
-            "game it was filled in on, so nothing was saved; your cards are kept. Save again "
-            "to put yours in place of the pile as it is saved now."
-        )
-        # Saving again is based on the game this answer shows.
-        save.version, status_code = state.version, status_of(error)
-    except (RoundError, CardError, GameError) as error:
-        session.rollback()
-        form.error = str(error)
-    else:
-        return redirect(request, request.url_for("game_page", code=code))
+            form.error = str(error)
+        return _pile_response(request, state, pile, form, save=save, status_code=422)
+
     if save.unreadable:
+        session.rollback()
         save.version = state.version
-    return _pile_response(request, state, pile, form, save=save, status_code=status_code)
+        return form_again(
+            "This page's copy of the game could not be read, so nothing was saved. "
+            "Check the pile, then save again: your cards are kept."
+        )
+    if save.typed and not re.fullmatch(r"-?[0-9]{1,6}", save.typed):
+        session.rollback()
+        return form_again(f"{save.typed[:10]!r} is not a number of points.")
+    show_again(request, form_again)
+    if save.closed:
+        result = SeatResult(went_out=True)
+    elif save.typed:
+        result = SeatResult(points=int(save.typed))
+    else:
+        result = SeatResult(cards=parse_cards(form.cards))
+    save_round(session, game=game, number=number, results=[result], version=save.based_on)
+    return redirect(request, request.url_for("game_page", code=code))
 
 
 @dataclass
@@ -125,7 +123,7 @@ class PileSave:
 def _pile_or_404(state: GameState, number: int) -> RoundState:
     if not state.is_solitaire:
         raise HTTPException(404, "This game has no piles: it is not a solitaire game.")
-    return round_or_404(state, number)
+    return state.round(number)
 
 
 def _pile_form(pile: RoundState, fields: Any) -> HandForm:

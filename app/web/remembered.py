@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import Request, Response
 from sqlmodel import Session
 
-from ..games import GameNotFound, load_game
+from ..games import GameState, find_game
 from ..tables import TableSummary, find_tables
 from .forms import NewGameForm
 
@@ -71,14 +71,9 @@ def remembered_tables(request: Request, session: Session) -> list[TableSummary]:
 
 def home_context(request: Request, session: Session) -> dict[str, Any]:
     """What the home page shows: a blank new game, and this browser's games and tables."""
-    games = []
-    for code in remembered_codes(request):
-        try:
-            games.append(load_game(session, code=code))
-        except GameNotFound:
-            continue
+    found = [find_game(session, code=code) for code in remembered_codes(request)]
     return {
         "form": NewGameForm.blank(),
-        "games": games,
+        "games": [game for game in found if isinstance(game, GameState)],
         "tables": remembered_tables(request, session),
     }

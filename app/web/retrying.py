@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from starlette.concurrency import run_in_threadpool
 
 from ..db import end_sessions, is_retryable
+from .errors import forget_form
 
 log = logging.getLogger("crownkeeper")
 TRIES = 5
@@ -44,6 +45,7 @@ class RetryingRoute(APIRoute):
                         log.warning("%s lost %d races in a row: busy", request.url.path, tries)
                         raise
                 await run_in_threadpool(end_sessions, request)
+                forget_form(request)
                 await asyncio.sleep(random.uniform(0, WAIT_SECONDS * tries))
                 tries += 1
 

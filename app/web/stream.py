@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .. import live
 from ..caches import Recent
-from ..games import GameNotFound, GameState, ReplacedLink, load_game
+from ..games import GameNotFound, GameState, find_game
 from .rendering import live_update, replaced_update
 
 router = APIRouter(include_in_schema=False)
@@ -34,10 +34,11 @@ def rendered_once(request: Request, state: GameState) -> str:
     return html
 
 
-def load_briefly(request: Request, code: str) -> GameState:
-    """The game for code, on a session closed at once (a stream may stay open for hours)."""
+def load_briefly(request: Request, code: str) -> GameState | GameNotFound:
+    """The game for code, or why there is none, on a session closed at once (a stream may
+    stay open for hours)."""
     with Session(request.app.state.engine) as session:
-        return load_game(session, code=code)
+        return find_game(session, code=code)
 
 
 # Streams read the database on a few threads of their own: two thousand pages opening at
@@ -45,12 +46,13 @@ def load_briefly(request: Request, code: str) -> GameState:
 STREAM_THREADS = anyio.CapacityLimiter(4)
 
 
-_loading: dict[str, asyncio.Task[GameState]] = {}
+_loading: dict[str, asyncio.Task[GameState | GameNotFound]] = {}
 
 
-async def load_for_stream(request: Request, code: str) -> GameState:
-    """The game's newest state: from memory when a save or another page has seen it lately,
-    from the database otherwise; pages arriving together for one game share one read."""
+async def load_for_stream(request: Request, code: str) -> GameState | GameNotFound:
+    """The game's newest state (or why there is none): from memory when a save or another
+    page has seen it lately, from the database otherwise; pages arriving together for one
+    game share one read."""
     known = live.broker.latest(code)
     if known is not None:
         return known
@@ -62,26 +64,26 @@ async def load_for_stream(request: Request, code: str) -> GameState:
     return await asyncio.shield(loading)
 
 
-async def _load(request: Request, code: str) -> GameState:
+async def _load(request: Request, code: str) -> GameState | GameNotFound:
     state = await anyio.to_thread.run_sync(load_briefly, request, code, limiter=STREAM_THREADS)
-    live.broker.remember(state)
+    if isinstance(state, GameState):
+        live.broker.remember(state)
     return state
 
 
-def _forget_load(code: str, done: asyncio.Task[GameState]) -> None:
+def _forget_load(code: str, done: asyncio.Task[GameState | GameNotFound]) -> None:
     _loading.pop(code, None)
     if not done.cancelled():
         done.exception()  # seen here, so a read nobody waited for to the end is not reported
 
 
 async def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
-    """The game, or a 404 (410 for a replaced scorekeeper link) before the stream starts."""
-    try:
-        return await load_for_stream(request, code)
-    except ReplacedLink as error:
-        raise HTTPException(410, str(error)) from error
-    except GameNotFound as error:
-        raise HTTPException(404, str(error)) from error
+    """The game, or a 404 (410 for a replaced scorekeeper link: errors.py) before the stream
+    starts."""
+    found = await load_for_stream(request, code)
+    if isinstance(found, GameNotFound):
+        raise found
+    return found
 
 
 # A page turned away from its stream polls the live regions instead, this often (seconds).
@@ -145,8 +147,10 @@ async def game_events(
     """The game's live regions now, then again after every change."""
     subscription = live.subscribe(game.watch_code)
     try:
-        # Subscribed first, then read: a change in between is not missed.
-        state: GameState | None = await load_for_stream(request, code)
+        # Subscribed first, then read: a change in between is not missed (and a game gone
+        # since has nothing more to show).
+        found = await load_for_stream(request, code)
+        state = found if isinstance(found, GameState) else None
         shown_version = -1
         while state is not None:
             if state.version <= shown_version:
@@ -161,7 +165,5 @@ async def game_events(
             shown = state if code == state.code else state.for_watchers()
             yield ServerSentEvent(raw_data=rendered_once(request, shown), id=str(state.version))
             state = await subscription.next_state()
-    except GameNotFound:
-        return
     finally:
         live.unsubscribe(subscription)

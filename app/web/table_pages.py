@@ -21,28 +21,22 @@ from ..exports import (
     sheet_csv,
 )
 from ..games import (
-    GameError,
     GameNotFound,
     GameState,
     delete_game,
+    find_game,
     load_game,
     rematch_game,
     restore_game,
 )
-from ..imports import ImportRefused, ImportTooBig
 from ..names import folded
-from ..ratelimit import RateLimited
 from ..rules.cards import MAX_PLAYERS
-from ..rules.seasons import Period, PeriodError, period_from
+from ..rules.seasons import Period, period_from
 from ..rules.stats import result_line
 from ..tables import (
     DeletedGame,
-    NoSuchPerson,
-    PersonMerged,
     PersonView,
     ReadOnlyTable,
-    TableError,
-    TableNotFound,
     TableState,
     check_keeper_code,
     create_table,
@@ -62,9 +56,10 @@ from .deps import (
     import_into,
     page_game_for_change,
 )
+from .errors import show_again
 from .forms import NewGameForm
 from .remembered import home_context, remember, remember_table
-from .rendering import qr_svg, redirect, render, share_url, templates
+from .rendering import error_page, qr_svg, redirect, render, share_url, templates
 from .retrying import RetryingRoute
 
 router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
@@ -98,22 +93,17 @@ def new_table(request: Request, session: SessionDep, fields: FormFields) -> Resp
     """Start a table from the home page; a refusal shows the home page again, with the name
     as typed and the reason by the form."""
     name = fields.get("table_name", "")
-    headers: dict[str, str] = {}
-    try:
-        check_create_limit(request, "tables")
-        state = create_table(session, name=name)
-    except TableError as error:
-        message, status = str(error), 422
-    except RateLimited as error:
-        message, status = str(error), 429
-        headers["Retry-After"] = str(error.retry_after)
-    else:
-        response = redirect(request, request.url_for("table_page", code=state.code))
-        remember_table(response, request, state.code)
-        return response
-    context = {**home_context(request, session), "table_name": name, "table_error": message}
-    response = render(request, "home.html", context, status_code=status)
-    response.headers.update(headers)
+
+    def form_again(error: Exception) -> Response:
+        with Session(request.app.state.engine) as own:
+            context = {**home_context(request, own), "table_name": name, "table_error": str(error)}
+        return render(request, "home.html", context)
+
+    show_again(request, form_again)
+    check_create_limit(request, "tables")
+    state = create_table(session, name=name)
+    response = redirect(request, request.url_for("table_page", code=state.code))
+    remember_table(response, request, state.code)
     return response
 
 
@@ -121,8 +111,8 @@ def new_table(request: Request, session: SessionDep, fields: FormFields) -> Resp
 def table_page(request: Request, code: Code, session: SessionDep) -> Response:
     """The table: a new game with its people, its games newest first, and the stats of the
     season chosen (all time unless the address says a year)."""
-    state = _table_or_404(
-        session, code, games_limit=_games_limit(request), period=_season_asked(request)
+    state = load_table(
+        session, code=code, games_limit=_games_limit(request), period=_season_asked(request)
     )
     deleted = recently_deleted(session, table_code=code) if state.can_edit else []
     response = _table_response(
@@ -138,23 +128,14 @@ async def import_page(request: Request, code: Code, session: SessionDep) -> Resp
     was added."""
     await run_in_threadpool(check_keeper_code, session, code=code)
     session.rollback()
-    try:
-        await run_in_threadpool(check_create_limit, request)
-    except RateLimited as error:
-        response = render(request, "error.html", {"message": str(error)}, status_code=429)
-        response.headers["Retry-After"] = str(error.retry_after)
-        return response
+    await run_in_threadpool(check_create_limit, request)
     async with request.form(max_files=1) as form:
         upload = form.get("document")
         raw = await upload.read() if isinstance(upload, UploadFile) else None
     if raw is None:
         message = "Choose an export file (the .json a Crownkeeper export saves) to import."
-        return render(request, "error.html", {"message": message}, status_code=422)
-    try:
-        imported = await import_into(request, session, table_code=code, raw=raw)
-    except ImportRefused as error:
-        status = 413 if isinstance(error, ImportTooBig) else 422
-        return render(request, "error.html", {"message": str(error)}, status_code=status)
+        return error_page(request, message, status_code=422)
+    imported = await import_into(request, session, table_code=code, raw=raw)
     url = request.url_for("table_page", code=code).include_query_params(
         imported=imported.added, already=imported.already_there
     )
@@ -178,36 +159,33 @@ def table_new_game(
     """Start a game at the table, or pick a person, add, remove or move a seat on the form."""
     state = _table_for_edit(session, code, games_limit=GAMES_SHOWN)
     form = NewGameForm.parse(fields)
-    status, headers = 200, {}
+
+    def form_again(error: Exception | str, status_code: int = 200) -> Response:
+        form.error = str(error)
+        return _table_response(request, state, form, block="new_game", status_code=status_code)
+
     picked = fields.get("pick", "")
     if picked:
         _seat_person(form, picked)
-    elif not form.apply_action(fields):
-        names, first_dealer = form.players()
-        try:
-            if form.problem:
-                raise GameError(form.problem)
-            check_create_limit(request)
-            game = start_game(
-                session,
-                table_code=code,
-                players=names,
-                first_dealer=first_dealer,
-                order=form.order,
-                mode="solitaire" if form.mode == "solitaire" else "game",
-                max_people=request.app.state.settings.table_max_people,
-            )
-        except (GameError, TableError) as error:
-            form.error, status = str(error), 422
-        except RateLimited as error:
-            form.error, status = str(error), 429
-            headers["Retry-After"] = str(error.retry_after)
-        else:
-            response = redirect(request, request.url_for("game_page", code=game.code))
-            remember(response, request, game.code)
-            return response
-    response = _table_response(request, state, form, block="new_game", status_code=status)
-    response.headers.update(headers)
+        return form_again("")
+    if form.apply_action(fields):
+        return form_again("")
+    if form.problem:
+        return form_again(form.problem, 422)
+    names, first_dealer = form.players()
+    show_again(request, form_again)
+    check_create_limit(request)
+    game = start_game(
+        session,
+        table_code=code,
+        players=names,
+        first_dealer=first_dealer,
+        order=form.order,
+        mode="solitaire" if form.mode == "solitaire" else "game",
+        max_people=request.app.state.settings.table_max_people,
+    )
+    response = redirect(request, request.url_for("game_page", code=game.code))
+    remember(response, request, game.code)
     return response
 
 
@@ -217,29 +195,21 @@ def rename_or_merge(
 ) -> Response:
     """Rename a person, or merge them into another (a misspelt name)."""
     check_keeper_code(session, code=code)
-    try:
-        if fields.get("into"):
-            into = int(fields["into"]) if re.fullmatch(r"[0-9]{1,20}", fields["into"]) else -1
-            merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
-        elif fields.get("action") == "merge":
-            into = person_named(session, table_code=code, name=fields.get("into_name", ""))
-            merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
-        else:
-            rename_person(
-                session, table_code=code, person_id=person_id, name=fields.get("name", "")
-            )
-    except NoSuchPerson as error:
-        raise HTTPException(404, str(error)) from error
-    except (GameError, TableError) as error:
-        session.rollback()
-        return render(request, "error.html", {"message": str(error)}, status_code=422)
+    if fields.get("into"):
+        into = int(fields["into"]) if re.fullmatch(r"[0-9]{1,20}", fields["into"]) else -1
+        merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
+    elif fields.get("action") == "merge":
+        into = person_named(session, table_code=code, name=fields.get("into_name", ""))
+        merge_people(session, table_code=code, keep_id=into, merge_id=person_id)
+    else:
+        rename_person(session, table_code=code, person_id=person_id, name=fields.get("name", ""))
     return RedirectResponse(str(request.url_for("table_page", code=code)) + "#people", 303)
 
 
 @router.get("/g/{code}/chart.svg")
 def chart(code: Code, session: SessionDep) -> Response:
     """The running totals as an SVG image, one line per player."""
-    state = _game_or_404(session, code)
+    state = load_game(session, code=code)
     svg = totals_chart(state.players, running_totals(state), len(state.main_rounds))
     return Response(
         svg,
@@ -255,7 +225,7 @@ def chart(code: Code, session: SessionDep) -> Response:
 @router.get("/g/{code}/qr.svg")
 def qr_code(request: Request, code: Code, session: SessionDep) -> Response:
     """This code's game link as a QR code, for another phone to scan."""
-    _game_or_404(session, code)
+    load_game(session, code=code)
     return Response(
         qr_svg(share_url(request, code)),
         media_type="image/svg+xml",
@@ -266,7 +236,7 @@ def qr_code(request: Request, code: Code, session: SessionDep) -> Response:
 @router.get("/g/{code}/sheet.csv")
 def sheet(code: Code, session: SessionDep) -> Response:
     """The score sheet as CSV, for a spreadsheet."""
-    state = _game_or_404(session, code)
+    state = load_game(session, code=code)
     return Response(
         sheet_csv(state),
         media_type="text/csv; charset=utf-8",
@@ -280,16 +250,8 @@ def sheet(code: Code, session: SessionDep) -> Response:
 def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Start the rematch and go to it."""
     game = page_game_for_change(session, code, at_table=True)
-    try:
-        check_rematch_limit(request, session, game)
-    except RateLimited as error:
-        response = render(request, "error.html", {"message": str(error)}, status_code=429)
-        response.headers["Retry-After"] = str(error.retry_after)
-        return response
-    try:
-        new, _ = rematch_game(session, game=game)
-    except GameError as error:
-        return render(request, "error.html", {"message": str(error)}, status_code=409)
+    check_rematch_limit(request, session, game)
+    new, _ = rematch_game(session, game=game)
     response = redirect(request, request.url_for("game_page", code=new.code))
     remember(response, request, new.code)
     return response
@@ -305,9 +267,7 @@ def delete_page(request: Request, code: Code, session: SessionDep) -> Response:
 @router.get("/g/{code}/deleted")
 def deleted_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Says the game is deleted, and offers to undo that."""
-    try:
-        load_game(session, code=code)
-    except GameNotFound:
+    if isinstance(find_game(session, code=code), GameNotFound):
         return render(request, "deleted.html", {"code": code})
     return RedirectResponse(request.url_for("game_page", code=code), 303)
 
@@ -315,10 +275,7 @@ def deleted_page(request: Request, code: Code, session: SessionDep) -> Response:
 @router.post("/g/{code}/restore")
 def restore_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Undo a delete."""
-    try:
-        restore_game(session, code=code)
-    except GameNotFound as error:
-        raise HTTPException(404, str(error)) from error
+    restore_game(session, code=code)
     return RedirectResponse(request.url_for("game_page", code=code), 303)
 
 
@@ -372,22 +329,10 @@ def _games_limit(request: Request) -> int | None:
     return None if request.query_params.get("all") == "1" else GAMES_SHOWN
 
 
-def _table_or_404(
-    session: Session, code: str, *, games_limit: int | None = None, period: Period | None = None
-) -> TableState:
-    try:
-        return load_table(session, code=code, games_limit=games_limit, period=period)
-    except TableNotFound as error:
-        raise HTTPException(404, str(error)) from error
-
-
 def _season_asked(request: Request) -> Period:
     """The season in the address (?year=2026, or ?from=...&to=...), all time without one."""
     asked = request.query_params
-    try:
-        return period_from(asked.get("year"), asked.get("from"), asked.get("to"))
-    except PeriodError as error:
-        raise HTTPException(422, str(error)) from error
+    return period_from(asked.get("year"), asked.get("from"), asked.get("to"))
 
 
 @router.get("/t/{code}/people/{person_id}")
@@ -395,15 +340,8 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
     """One person at the table over the season: stats, streaks, records held, head to head,
     their games newest first, and their rating over time."""
     wanted = int(person_id) if person_id.isascii() and person_id.isdigit() else -1
-    try:
-        state, chosen = load_person(
-            session, code=code, person_id=wanted, period=_season_asked(request)
-        )
-    except (TableNotFound, NoSuchPerson) as error:
-        raise HTTPException(404, str(error)) from error
-    except PersonMerged as error:  # someone merged away: the page of whom they are now
-        kept = request.url_for("person_page", code=code, person_id=str(error.into_id))
-        return RedirectResponse(kept.replace(query=request.url.query), 303)
+    # Someone merged away: errors.py answers with the page of whom they are now.
+    state, chosen = load_person(session, code=code, person_id=wanted, period=_season_asked(request))
     if state.season is None:
         raise HTTPException(404, f"Person {person_id} is not at this table.")
     season = state.season
@@ -437,7 +375,7 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
 @router.get("/t/{code}/people/{person_id}/rating.svg")
 def rating_svg(request: Request, code: Code, person_id: str, session: SessionDep) -> Response:
     """One person's rating after each rated game of the season, as an SVG image."""
-    state = _table_or_404(session, code, games_limit=0, period=_season_asked(request))
+    state = load_table(session, code=code, games_limit=0, period=_season_asked(request))
     chosen = next((p for p in state.people if str(p.id) == person_id), None)
     if chosen is None or state.season is None:
         raise HTTPException(404, f"Person {person_id} is not at this table.")
@@ -487,14 +425,7 @@ RECORD_NAMES = {
 def _table_for_edit(
     session: Session, code: str, *, games_limit: int | None = GAMES_SHOWN
 ) -> TableState:
-    state = _table_or_404(session, code, games_limit=games_limit)
+    state = load_table(session, code=code, games_limit=games_limit)
     if not state.can_edit:
-        raise HTTPException(403, ReadOnlyTable.message)
+        raise ReadOnlyTable(ReadOnlyTable.message)
     return state
-
-
-def _game_or_404(session: Session, code: str) -> GameState:
-    try:
-        return load_game(session, code=code)
-    except GameNotFound as error:
-        raise HTTPException(404, str(error)) from error

@@ -14,11 +14,9 @@ from ..exports import (
     game_document,
     table_export,
 )
-from ..games import GameError, delete_game, load_game, rematch_game, restore_game
-from ..imports import ImportRefused, ImportTooBig
-from ..rules.seasons import PeriodError, period_from
+from ..games import delete_game, load_game, rematch_game, restore_game
+from ..rules.seasons import period_from
 from ..tables import (
-    TableError,
     create_table,
     load_person,
     load_table,
@@ -34,7 +32,6 @@ from .deps import (
     check_rematch_limit,
     import_into,
 )
-from .errors import api_problem
 from .retrying import RetryingRoute
 from .schemas import (
     PersonMerge,
@@ -58,10 +55,7 @@ TABLE_ERRORS = {
 def create(body: TableCreate, request: Request, session: SessionDep) -> Any:
     """Start a table (counted with new games against CREATE_RATE_LIMIT: 429 beyond)."""
     check_create_limit(request, "tables")
-    try:
-        state = create_table(session, name=body.name)
-    except TableError as error:
-        return api_problem(422, str(error))
+    state = create_table(session, name=body.name)
     created = table_public(state)
     del created["game_count"]  # nothing to count yet: the answer is exactly the new table
     return JSONResponse(created, status_code=201)
@@ -92,10 +86,7 @@ def read(
     ratings cover the games that finished then; `period` says which, `years` lists the years
     with finished games."""
     limit = None if games == "all" else int(games)
-    try:
-        period = period_from(year, since, until)
-    except PeriodError as error:
-        return api_problem(422, str(error))
+    period = period_from(year, since, until)
     return JSONResponse(
         table_public(load_table(session, code=code, games_limit=limit, period=period))
     )
@@ -116,10 +107,7 @@ def read_person(
 ) -> Any:
     """One person at the table over the season (all time without one): stats, streaks,
     rating and their whole head to head, against everyone they played."""
-    try:
-        period = period_from(year, since, until)
-    except PeriodError as error:
-        return api_problem(422, str(error))
+    period = period_from(year, since, until)
     state, person = load_person(session, code=code, person_id=person_id, period=period)
     return JSONResponse(person_public(state, person))
 
@@ -127,10 +115,7 @@ def read_person(
 @router.patch("/tables/{code}/people/{person_id}", responses=TABLE_ERRORS)
 def rename(code: KeeperTableCode, person_id: int, body: PersonRename, session: SessionDep) -> Any:
     """Rename a person; their games and stats stay theirs."""
-    try:
-        state = rename_person(session, table_code=code, person_id=person_id, name=body.name)
-    except GameError as error:  # a name no player could have: what was sent
-        return api_problem(422, str(error))
+    state = rename_person(session, table_code=code, person_id=person_id, name=body.name)
     return JSONResponse(table_public(state))
 
 
@@ -162,12 +147,7 @@ async def import_games(code: KeeperTableCode, request: Request, session: Session
     checked before anything else, and the games are written off the event loop."""
     await run_in_threadpool(check_create_limit, request)
     raw = await request.body()
-    try:
-        imported = await import_into(request, session, table_code=code, raw=raw)
-    except ImportTooBig as error:
-        return api_problem(413, str(error))
-    except ImportRefused as error:
-        return api_problem(422, str(error))
+    imported = await import_into(request, session, table_code=code, raw=raw)
     state = await run_in_threadpool(load_table, session, code=code, games_limit=GAMES_LISTED)
     answer = {"imported": imported.added, "already_there": imported.already_there}
     return JSONResponse({**answer, "table": table_public(state)})

@@ -322,7 +322,7 @@ def test_a_page_turned_away_from_its_stream_is_told_it_will_poll_instead(migrate
 def test_a_stream_or_poll_for_a_wrong_or_replaced_link_says_what_is_wrong(client, new_game):
     missing = client.get("/g/nosuchgame/events", headers={"HX-Request": "true"})
     assert missing.status_code == 404
-    assert missing.json()["detail"].startswith("No game has this code.")
+    assert missing.json()["detail"].startswith("No game has the code nosuchgame.")
     game = new_game()
     assert client.post(f"/api/games/{game['code']}/scorekeeper-code").status_code == 200
     replaced = client.get(f"/g/{game['code']}/events", headers={"HX-Request": "true"})
@@ -356,7 +356,7 @@ def test_streams_read_the_database_on_four_threads_at_most(monkeypatch):
         time.sleep(0.05)
         with lock:
             reading.remove(code)
-        raise GameNotFound("No game has this code.")
+        return GameNotFound("No game has this code.")
 
     monkeypatch.setattr(stream, "load_briefly", slow_read)
 

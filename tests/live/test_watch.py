@@ -132,8 +132,12 @@ def test_replacing_the_scorekeeper_code_retires_the_old_one(client, new_game):
     fresh = response.json()
     assert fresh["code"] != game["code"] and fresh["can_edit"] is True
     assert fresh["watch_code"] == game["watch_code"]
-    assert client.get(f"/api/games/{game['code']}").status_code == 404
-    assert client.put(f"/api/games/{game['code']}/rounds/1", json=ROUND).status_code == 404
+    # Gone for good: 410, as on the pages, saying so and naming no new code.
+    replaced = client.get(f"/api/games/{game['code']}")
+    assert replaced.status_code == 410
+    assert replaced.json()["detail"].startswith("This scorekeeper link was replaced")
+    assert fresh["code"] not in replaced.text
+    assert client.put(f"/api/games/{game['code']}/rounds/1", json=ROUND).status_code == 410
     assert client.put(f"/api/games/{fresh['code']}/rounds/1", json=ROUND).status_code == 200
 
 

@@ -57,7 +57,7 @@ def test_unknown_code_is_404(client):
         client.post("/api/games/nosuchgame/finish"),
     ):
         assert response.status_code == 404
-        assert "No game has this code" in response.json()["detail"]
+        assert "No game has the code nosuchgame." in response.json()["detail"]
 
 
 def test_save_a_round_from_cards_went_out_and_points(client, new_game):
