@@ -180,7 +180,9 @@ def test_new_players_are_marked_with_their_games_wherever_the_rating_shows(clien
     rules = [a["href"] for a in elements(client.get(f"/t/{orders['code']}").text, "a")]
     assert "/rules#rating" in rules
     mine = visible_text(client.get(f"/t/{orders['code']}/people/{fay['id']}").text)
-    assert f"Rating {fay['rating']['figure']} new (1 game) after 1 rated game" in mine
+    assert f"Rating {fay['rating']['figure']} new (1 game) · everyone starts at 1000" in mine
+    ben_page = visible_text(client.get(f"/t/{orders['code']}/people/{ben['id']}").text)
+    assert f"Rating {ben['rating']['figure']} new (3 games)" in ben_page
     assert "μ" in mine and "σ" in mine
 
 
@@ -196,6 +198,8 @@ def test_after_five_rated_games_the_mark_goes(client):
     assert "new (" not in text
     chart = client.get(f"/t/{table['code']}/people/{person(answer, 'Ann')['id']}/rating.svg").text
     assert f"From 1000: 5 rated games, now {ann['figure']}" in chart
+    mine = visible_text(client.get(f"/t/{table['code']}/people/{person(answer, 'Ann')['id']}").text)
+    assert f"Rating {ann['figure']} after 5 rated games · everyone starts at 1000" in mine
 
 
 def test_the_rules_page_says_how_the_rating_works_and_that_leaving_counts(client):
