@@ -377,3 +377,19 @@ def test_a_new_players_figure_is_held_back_and_marked_until_five_rated_games():
     assert rated[ann].figure > rated[granny].figure > 1000
     wins = {p: sum(ranked[0][0] == p for ranked in results) for p in rated}
     assert wins[granny] == 3 and wins[ann] == 1
+
+
+def test_games_finishing_at_the_same_moment_are_taken_in_the_order_of_their_ids():
+    """Two games imported with one finishing time: the one with the lower id counts first
+    (Ben's streak is the later game's, and the rating rates game 7 before game 9)."""
+    same = (2026, 7, 1)
+    games = in_order(
+        [
+            game(9, same, seat(ANN, 50), seat(BEN, 20, won=True)),
+            game(7, same, seat(ANN, 10, won=True), seat(BEN, 40)),
+        ]
+    )
+    assert [g.game for g in games] == [7, 9]
+    assert win_streaks(games)[BEN].current == 1
+    expected = reference_ratings([[(ANN, 1), (BEN, 2)], [(ANN, 2), (BEN, 1)]])
+    assert skill_ratings(games).now[BEN].mu == pytest.approx(expected[BEN][0])
