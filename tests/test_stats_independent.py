@@ -1,10 +1,14 @@
 """An independent check of a table's stats: random games with players joining and leaving,
 tie-breaks, solitaire, games ended early, deletes, renames and merges, played through the
 API; the test keeps its own book of who is who and recomputes every person's stats and head
-to head with the rules' reference (app/rules/stats.py) from the games' own sheets."""
+to head with the rules' reference (app/rules/stats.py) from the games' own sheets, and every
+person's rating with openskill itself (who left after a round ranked behind who stayed)."""
 
 import random
 from dataclasses import asdict
+
+import pytest
+from openskill.models import PlackettLuce
 
 from app.rules.cards import Decks, parse_rank
 from app.rules.leftovers import leftover_totals
@@ -142,3 +146,33 @@ def test_the_tables_stats_agree_with_an_independent_count(client):
         assert entry["versus"] == {
             str(other): asdict(h) for other, h in expected_versus.get(entry["id"], {}).items()
         }, entry["name"]
+
+    together = [lines_of(state, person_of) for state in finished if state["mode"] != "solitaire"]
+    assert any(not line.seated and line.rounds for lines in together for line in lines)
+    expected_ratings = openskill_ratings(together)
+    for entry in after["people"]:
+        rating = expected_ratings.get(entry["id"])
+        if rating is None:
+            assert entry["rating"] is None, entry["name"]
+            continue
+        found = entry["rating"]
+        assert (found["mu"], found["sigma"]) == pytest.approx((rating.mu, rating.sigma))
+        assert found["figure"] == max(100, round(rating.ordinal(alpha=20, target=1000)))
+
+
+def openskill_ratings(games):
+    """openskill over the games in the order they finished: everyone who played a round of a
+    game, those still seated at its end first (by total, a tie-break's winner ahead), then
+    those who left (by total)."""
+    model = PlackettLuce()
+    ratings = {}
+    for lines in games:
+        played = [line for line in lines if line.rounds]
+        if len(played) < 2:
+            continue
+        keys = [(not line.seated, line.total, not line.won) for line in played]
+        ranks = [sorted(set(keys)).index(key) + 1 for key in keys]
+        teams = [[ratings.get(line.person, model.rating())] for line in played]
+        for line, (rating,) in zip(played, model.rate(teams, ranks=ranks), strict=True):
+            ratings[line.person] = rating
+    return ratings

@@ -58,3 +58,22 @@ def rate_game(
 def ordinal(mu: float, sigma: float) -> float:
     """What a person is at least, almost surely: mu - 3 sigma."""
     return mu - 3.0 * sigma
+
+
+START = 1000
+"""The figure everyone starts at on the pages: openskill's starting ordinal (0) shown as 1000."""
+SCALE = 20
+"""Figure points for one point of ordinal: a season's figures spread roughly from 600 to 1500,
+as a chess club's do."""
+FLOOR = 100
+"""The lowest figure shown (an ordinal of -45, hundreds of games lost in a row): nobody reads
+a negative number."""
+NEW_UNTIL = 5
+"""Rated games in the season before a person's figure is no longer marked new: until then
+their sigma is still wide, and the ordinal holds their figure back."""
+
+
+def rating_figure(mu: float, sigma: float) -> int:
+    """The figure the pages show: 1000 + 20 x the ordinal, rounded, never below 100
+    (openskill's `ordinal(alpha=20, target=1000)`); it orders people as the ordinal does."""
+    return max(FLOOR, round(START + SCALE * ordinal(mu, sigma)))

@@ -6,10 +6,10 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 
-from .ratings import MU, SIGMA, ordinal, rate_game
+from .ratings import MU, NEW_UNTIL, SIGMA, ordinal, rate_game, rating_figure
 from .stats import HeadToHead
 
 EARLIEST_YEAR, LATEST_YEAR = 1, 9999
@@ -91,7 +91,9 @@ class FinishedSeat:
     seated: bool = True
     """Still at the table when the game ended (False: left during it)."""
     highest_round: int | None = None
-    highest_round_number: int | None = None
+    """The most points the seat scored in one round of the game (tie-breaks left out)."""
+    highest_rounds: tuple[int, ...] = ()
+    """Every round in which it scored them, in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,8 @@ class Streaks:
     current: int = 0
     longest_ended: FinishedGame | None = None
     """The last game of the longest streak (the latest one, when two are as long)."""
+    longest_endings: tuple[FinishedGame, ...] = ()
+    """The last game of every streak as long as the longest, in order."""
 
 
 def win_streaks(games: Sequence[FinishedGame]) -> dict[int, Streaks]:
@@ -132,11 +136,13 @@ def win_streaks(games: Sequence[FinishedGame]) -> dict[int, Streaks]:
 
 def _next_streak(was: Streaks, seat: FinishedSeat, game: FinishedGame) -> Streaks:
     if not seat.won:
-        return Streaks(was.longest, 0, was.longest_ended)
+        return replace(was, current=0)
     current = was.current + 1
-    if current >= was.longest:
-        return Streaks(current, current, game)
-    return Streaks(was.longest, current, was.longest_ended)
+    if current > was.longest:  # this streak alone is the longest now
+        return Streaks(current, current, game, (game,))
+    if current == was.longest:  # a streak as long as the longest: one more ending
+        return Streaks(current, current, game, (*was.longest_endings, game))
+    return replace(was, current=current)
 
 
 def _compared(game: FinishedGame) -> dict[int, tuple[int, bool]]:
@@ -206,7 +212,8 @@ def table_records(
     games: Sequence[FinishedGame], streaks: dict[int, Streaks] | None = None
 ) -> Records:
     """Lowest and highest total of a full 11-round game, most points in one round, most
-    rounds gone out in one game and the longest win streak: every holder of each."""
+    rounds gone out in one game and the longest win streak: every holder of each (every
+    round, game and streak that holds it)."""
     return SeasonTally(games).records()
 
 
@@ -237,26 +244,42 @@ class _Best:
             )
 
     def holders(self) -> list[RecordHolder]:
-        return sorted(self.found, key=lambda holder: (_utc(holder.finished_at), holder.person))
+        # Sorting is stable: games finishing at the same moment stay in the order of their ids.
+        return sorted(
+            self.found,
+            key=lambda holder: (_utc(holder.finished_at), holder.person, holder.round or 0),
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Rating:
-    """A skill rating: mu, its uncertainty sigma, and the ordinal mu - 3 sigma (what a
-    person is at least, almost surely)."""
+    """A skill rating: mu, its uncertainty sigma, the ordinal mu - 3 sigma (what a person is
+    at least, almost surely) and the games of the season it was rated on."""
 
     mu: float
     sigma: float
     ordinal: float
+    games: int = 0
+
+    @property
+    def figure(self) -> int:
+        """The figure the pages show (1000 to start with, never below 100)."""
+        return rating_figure(self.mu, self.sigma)
+
+    @property
+    def new(self) -> bool:
+        """Fewer than NEW_UNTIL rated games: the figure is still held back."""
+        return self.games < NEW_UNTIL
 
 
 @dataclass(frozen=True, slots=True)
 class RatingPoint:
-    """A person's ordinal after one rated game."""
+    """A person's ordinal (and the figure shown) after one rated game."""
 
     finished_at: datetime
     watch_code: str
     ordinal: float
+    figure: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,28 +289,36 @@ class Ratings:
 
 
 def game_ranks(seats: Sequence[FinishedSeat]) -> list[float]:
-    """Ranks for the rating (1 the best): lower totals rank higher; equal totals share a
-    rank unless a tie-break decided them, when its winner ranks ahead."""
-    return _ranks([(seat.total, not seat.won) for seat in seats])
+    """Ranks for the rating (1 the best): everyone seated at the end ahead of everyone who
+    left; then lower totals rank higher; equal totals share a rank unless a tie-break
+    decided them, when its winner ranks ahead."""
+    return _ranks([_rank_key(seat) for seat in seats])
 
 
-def _ranks(keys: Sequence[tuple[int, bool]]) -> list[float]:
+def _rank_key(seat: FinishedSeat) -> tuple[bool, int, bool]:
+    """Lower for who finished ahead: seated before left, then the total, then the
+    tie-break's winner (nobody who left can win)."""
+    return (not seat.seated, seat.total, not seat.won)
+
+
+def _ranks(keys: Sequence[tuple[bool, int, bool]]) -> list[float]:
     rank_of = {key: float(rank) for rank, key in enumerate(sorted(set(keys)), start=1)}
     return [rank_of[key] for key in keys]
 
 
 def rated_seats(game: FinishedGame) -> list[FinishedSeat]:
-    """Who a game rates: those seated at its end who played a round of it (none in
-    solitaire, nor in a game left with fewer than two)."""
+    """Who a game rates: everyone who played a round of it, those who left too (ranked
+    behind everyone seated at the end); none in solitaire, nor in a game of one."""
     if game.solitaire:
         return []
-    seats = [seat for seat in game.played() if seat.seated]
+    seats = game.played()
     return seats if len(seats) >= 2 else []
 
 
 def skill_ratings(games: Sequence[FinishedGame]) -> Ratings:
     """openskill's Plackett-Luce model with its defaults, teams of one, the games rated in
-    order of finishing, everyone starting afresh."""
+    order of finishing, everyone starting afresh; who left a game after playing a round of
+    it is rated as finishing behind everyone seated at its end (game_ranks)."""
     return SeasonTally(games).ratings()
 
 
@@ -323,7 +354,7 @@ class SeasonTally:
         self.games.append(game)
         if game.solitaire:
             return
-        # played(), _compared() and rated_seats() of the game, each seat looked at once.
+        # played() and _compared() of the game, each seat looked at once.
         seated = []
         for seat in game.seats:
             if not seat.rounds:
@@ -337,9 +368,11 @@ class SeasonTally:
                 self._lowest.offer(seat.total, seat, game)
                 self._highest.offer(seat.total, seat, game)
             if seat.highest_round is not None:
-                self._best_round.offer(seat.highest_round, seat, game, seat.highest_round_number)
+                for number in seat.highest_rounds:  # every round it was scored in
+                    self._best_round.offer(seat.highest_round, seat, game, number)
             if seat.went_out:
                 self._most_out.offer(seat.went_out, seat, game)
+        self._rate(game)
         if len(seated) < 2:
             return
         keys = [(seat.total, not seat.won) for seat in seated]
@@ -353,12 +386,20 @@ class SeasonTally:
                         + ((mine < theirs) << _LOWER)
                         + ((theirs < mine) << _HIGHER)
                     )
+
+    def _rate(self, game: FinishedGame) -> None:
+        rated = rated_seats(game)
+        if not rated:
+            return
         fresh = (MU, SIGMA)
-        rated = rate_game([self._ratings.get(seat.person, fresh) for seat in seated], _ranks(keys))
-        for seat, (mu, sigma) in zip(seated, rated, strict=True):
+        before = [self._ratings.get(seat.person, fresh) for seat in rated]
+        after = rate_game(before, game_ranks(rated))
+        for seat, (mu, sigma) in zip(rated, after, strict=True):
             self._ratings[seat.person] = (mu, sigma)
             self._rating_history.setdefault(seat.person, []).append(
-                RatingPoint(game.finished_at, game.watch_code, ordinal(mu, sigma))
+                RatingPoint(
+                    game.finished_at, game.watch_code, ordinal(mu, sigma), rating_figure(mu, sigma)
+                )
             )
 
     def streaks(self) -> dict[int, Streaks]:
@@ -367,10 +408,10 @@ class SeasonTally:
     def records(self) -> Records:
         longest = _Best()
         for person, streak in self._streaks.items():
-            if streak.longest and streak.longest_ended is not None:
-                ended = streak.longest_ended
-                longest.holders_of(streak.longest).append(
+            if streak.longest:
+                longest.holders_of(streak.longest).extend(
                     RecordHolder(person, streak.longest, ended.watch_code, ended.finished_at)
+                    for ended in streak.longest_endings
                 )
         return Records(
             lowest_total=self._lowest.holders(),
@@ -382,7 +423,7 @@ class SeasonTally:
 
     def ratings(self) -> Ratings:
         now = {
-            person: Rating(mu, sigma, ordinal(mu, sigma))
+            person: Rating(mu, sigma, ordinal(mu, sigma), len(self._rating_history[person]))
             for person, (mu, sigma) in self._ratings.items()
         }
         history = {person: list(points) for person, points in self._rating_history.items()}

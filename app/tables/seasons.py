@@ -45,8 +45,6 @@ SEASON_WORKERS = 1
 """Seasons (or histories) worked out at once: the rest wait their turn."""
 VERSUS_KEPT = 10
 """Each person's head to head in a table's answer: those they played most."""
-ROUND_SLOTS = 16
-"""More than a game's rounds (eleven): a round number fits below one point."""
 READ_ALONE = 200
 """Changed games read again by id; more than this and the whole table is read."""
 
@@ -314,20 +312,28 @@ def _read(session: Session, table_id: int, only: Collection[int] | None) -> dict
     )
     if only is not None and not only:
         return {}
-    # Each seat's most points in one round, and the first round it scored them, worked out
-    # by the database: one number holds both (points, then the earlier round above later).
-    best_round = func.max(SeatScore.points * ROUND_SLOTS + (ROUND_SLOTS - 1 - GameRound.number))
-    highest: dict[tuple[int, int], tuple[int, int]] = {}
-    for game_id, position, best in _rows(
-        session,
-        select(GameRound.game_id, SeatScore.position, best_round)
+    # Each seat's most points in one round (tie-breaks left out), and every round it scored
+    # them in, picked out by the database: about one row a seat.
+    seat_best = (
+        func.max(SeatScore.points)
+        .over(partition_by=(col(GameRound.game_id), col(SeatScore.position)))
+        .label("best")
+    )
+    scored = (
+        select(GameRound.game_id, SeatScore.position, SeatScore.points, GameRound.number, seat_best)
         .join(SeatScore, col(SeatScore.round_id) == col(GameRound.id))
         .join(TableGame, col(TableGame.game_id) == col(GameRound.game_id))
         .where(finished, col(SeatScore.replaced_at).is_(None), col(GameRound.kind) == "round")
-        .group_by(col(GameRound.game_id), col(SeatScore.position)),
+        .subquery()
+    )
+    highest: dict[tuple[int, int], tuple[int, list[int]]] = {}
+    for game_id, position, points, number in _rows(
+        session,
+        select(scored.c.game_id, scored.c.position, scored.c.points, scored.c.number)
+        .where(scored.c.points == scored.c.best)
+        .order_by(scored.c.game_id, scored.c.position, scored.c.number),
     ):
-        points, slot = divmod(best, ROUND_SLOTS)
-        highest[(game_id, position)] = (points, ROUND_SLOTS - 1 - slot)
+        highest.setdefault((game_id, position), (points, []))[1].append(number)
     rows = _rows(
         session,
         select(
@@ -377,7 +383,7 @@ def _read(session: Session, table_id: int, only: Collection[int] | None) -> dict
                 full_game=bool(full),
                 seated=seated,
                 highest_round=best[0] if best else None,
-                highest_round_number=best[1] if best else None,
+                highest_rounds=tuple(best[1]) if best else (),
             )
         )
         if game_id not in about:

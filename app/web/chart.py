@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ..games import GameState
+from ..rules.ratings import START
 
 WIDTH = 360
 PLOT_TOP = 12
@@ -119,19 +120,22 @@ def _nice_step(top: int) -> int:
     return 10 ** len(str(top))
 
 
-def rating_chart(name: str, ordinals: Sequence[float]) -> str:
-    """One person's rating (the ordinal) after each rated game, as a standalone SVG
-    document: the same look as the game chart, dark mode included; the name escaped."""
-    low = min([0.0, *ordinals])
-    high = max([1.0, *ordinals])
-    step = _nice_step(max(1, int(high - low)))
-    bottom = int(low // step) * step
-    top = -int(-high // step) * step
+def rating_chart(name: str, figures: Sequence[int]) -> str:
+    """One person's rating (the figure the pages show) from the start and after each rated
+    game, as a standalone SVG document: the same look as the game chart, dark mode
+    included; the name escaped."""
+    values = [START, *figures]
+    low, high = min(values), max(values)
+    step = _nice_step(max(1, high - low))
+    bottom = low // step * step
+    top = -(-high // step) * step
+    if top == bottom:
+        top += step
     plot_width = WIDTH - PLOT_LEFT - PLOT_RIGHT
     height = PLOT_TOP + PLOT_HEIGHT + 24
 
     def x(index: int) -> float:
-        return PLOT_LEFT + plot_width * index / max(len(ordinals) - 1, 1)
+        return PLOT_LEFT + plot_width * index / max(len(values) - 1, 1)
 
     def y(value: float) -> float:
         return PLOT_TOP + PLOT_HEIGHT * (1 - (value - bottom) / (top - bottom))
@@ -148,13 +152,13 @@ def rating_chart(name: str, ordinals: Sequence[float]) -> str:
             f'y1="{y(value):.1f}" y2="{y(value):.1f}"/>'
             f'<text x="{PLOT_LEFT - 4}" y="{y(value) + 4:.1f}" text-anchor="end">{value}</text>'
         )
-    if ordinals:
-        points = " ".join(f"{x(i):.1f},{y(value):.1f}" for i, value in enumerate(ordinals))
+    if figures:
+        points = " ".join(f"{x(i):.1f},{y(value):.1f}" for i, value in enumerate(values))
         parts.append(f'<polyline class="line s0" points="{points}"/>')
         parts.append(
             f'<text x="{PLOT_LEFT}" y="{PLOT_TOP + PLOT_HEIGHT + 16}">'
-            f"{len(ordinals)} rated {'game' if len(ordinals) == 1 else 'games'}, now "
-            f"{ordinals[-1]:.1f}</text>"
+            f"From {START}: {len(figures)} rated {'game' if len(figures) == 1 else 'games'}, "
+            f"now {figures[-1]}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -55,7 +55,7 @@ BUSY_RETRY_AFTER = "2"
 
 # Every error the services raise, with the one status it is answered with, on the API and on
 # pages alike; its sentence is its str. The most specific class first: the first that matches
-# answers. tests/test_errors_mapped_once.py drives each through a request.
+# answers. tests/web/test_errors_mapped_once.py drives each through a request.
 STATUS: list[tuple[type[Exception], int]] = [
     (ReplacedLink, 410),
     (ReadOnlyLink, 403),

@@ -20,6 +20,7 @@ from ..addresses import shared_base
 from ..caches import Recent
 from ..config import TEMPLATES_DIR
 from ..games import GameState, ReplacedLink
+from ..rules import ratings
 from ..rules.cards import RANK_CODES, RANK_PLURALS
 from ..rules.schedule import ROUND_COUNT
 from ..rules.solver import has_wild_only_group
@@ -44,6 +45,14 @@ templates.env.globals.update(
     RANK_PLURALS=RANK_PLURALS,
     ROUND_COUNT=ROUND_COUNT,
     keypad=keypad,
+    RATING_SCALE={
+        "start": ratings.START,
+        "scale": ratings.SCALE,
+        "floor": ratings.FLOOR,
+        "new_until": ratings.NEW_UNTIL,
+        "mu": ratings.MU,
+        "sigma": ratings.SIGMA,
+    },
 )
 
 

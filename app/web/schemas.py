@@ -318,7 +318,14 @@ def add_season(answer: dict[str, Any], season: Season) -> None:
         entry["rating"] = (
             None
             if rating is None
-            else {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal}
+            else {
+                "mu": rating.mu,
+                "sigma": rating.sigma,
+                "ordinal": rating.ordinal,
+                "figure": rating.figure,
+                "rated_games": rating.games,
+                "new": rating.new,
+            }
         )
     period = season.period
     answer.update(
@@ -330,6 +337,7 @@ def add_season(answer: dict[str, Any], season: Season) -> None:
                 "to": period.end.isoformat() if period.end else None,
             },
             "years": season.years,
+            "season_game_count": len(season.games),
             "records": {
                 name: [
                     {

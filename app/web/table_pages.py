@@ -35,7 +35,6 @@ from ..rules.seasons import Period, period_from
 from ..rules.stats import result_line
 from ..tables import (
     DeletedGame,
-    PersonView,
     ReadOnlyTable,
     TableState,
     check_keeper_code,
@@ -58,6 +57,7 @@ from .deps import (
 )
 from .errors import show_again
 from .forms import NewGameForm
+from .people_order import everyone_query, order_asked, order_links, people_in_order
 from .remembered import home_context, remember, remember_table
 from .rendering import error_page, qr_svg, redirect, render, share_url, templates
 from .retrying import RetryingRoute
@@ -66,8 +66,8 @@ router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
 Code = Annotated[str, Path()]
 GAMES_SHOWN = 30
 PEOPLE_SHOWN = 100
-"""People the table page lists, the highest rated first (all of them on asking): a club's
-table of hundreds keeps its page small and quick."""
+"""People the table page lists, in the order chosen (all of them on asking): a club's table
+of hundreds keeps its page small and quick."""
 CHART_FROM_ROUNDS = 2
 
 
@@ -303,7 +303,8 @@ def _table_response(
     deleted: Sequence[DeletedGame] = (),
     imported: str = "",
 ) -> Response:
-    ranked = _by_rating(state)
+    order = order_asked(request)
+    ranked = people_in_order(state, order)
     seated = {folded(name) for name in form.names if name.strip()}
     wants_everyone = request.query_params.get("people") == "all"
     context = {
@@ -319,7 +320,8 @@ def _table_response(
         "season_query": _season_query(request),
         "record_names": RECORD_NAMES,
         "ranked": ranked if wants_everyone else ranked[:PEOPLE_SHOWN],
-        "everyone_query": "?" + urlencode({**_season_params(request), "people": "all"}),
+        "order_links": order_links(request, order),
+        "everyone_query": everyone_query(request),
     }
     return render(request, "table.html", context, block=block, status_code=status_code)
 
@@ -381,26 +383,13 @@ def rating_svg(request: Request, code: Code, person_id: str, session: SessionDep
         raise HTTPException(404, f"Person {person_id} is not at this table.")
     points = state.season.ratings.history.get(chosen.id, [])
     return Response(
-        rating_chart(chosen.name, [point.ordinal for point in points]),
+        rating_chart(chosen.name, [point.figure for point in points]),
         media_type="image/svg+xml",
         headers={
             "Cache-Control": "no-cache",
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
         },
     )
-
-
-def _by_rating(state: TableState) -> list[PersonView]:
-    """The table's people, the highest rating first; people with no rated game last."""
-    if state.season is None:
-        return list(state.people)
-    ratings = state.season.ratings.now
-
-    def key(person: PersonView) -> tuple[bool, float]:
-        rating = ratings.get(person.id)
-        return (rating is None, -rating.ordinal if rating else 0.0)
-
-    return sorted(state.people, key=key)
 
 
 def _season_query(request: Request) -> str:

@@ -1,5 +1,6 @@
 """Years at the table in Chromium at 390x844: the season chooser, the records, people in
-order of rating, and a person's page with their rating chart, in light and dark mode."""
+order of rating (or of wins, one tap away), and a person's page with their rating chart, in
+light and dark mode."""
 
 from datetime import UTC, datetime
 
@@ -58,7 +59,7 @@ def test_seasons_records_and_a_persons_page(browser, live_server, screenshots, s
     seasons.get_by_role("link", name="2026").click()
     expect(page).to_have_url(f"{base}/t/{table['code']}?year=2026")
     expect(page.get_by_role("heading", name="Stats · 2026")).to_be_visible()
-    expect(page.get_by_text("skill, counting who you played against")).to_be_visible()
+    expect(page.get_by_text("Rating: everyone starts at 1000")).to_be_visible()
     records = page.locator("#records")
     expect(records.get_by_text("Longest win streak")).to_be_visible()
     expect(records).to_contain_text("Ben 2")
@@ -66,8 +67,21 @@ def test_seasons_records_and_a_persons_page(browser, live_server, screenshots, s
     answer = page.request.get(f"{base}/api/tables/{table['code']}?year=2026").json()
     ranked = sorted(answer["people"], key=lambda p: -p["rating"]["ordinal"])
     expect(page.locator(".person-name")).to_have_text([p["name"] for p in ranked])
+    new = answer["people"][0]["rating"]
+    expect(page.locator("#people")).to_contain_text(
+        f"rating {new['figure']}, new ({new['rated_games']} games)"
+    )
     page.locator("#people").scroll_into_view_if_needed()
     page.screenshot(path=screenshots / f"table-season-{scheme}.png", full_page=True)
+    # Who wins most: one tap, kept in the address with the season.
+    order = page.get_by_role("navigation", name="Order of the people")
+    order.get_by_role("link", name="Wins").click()
+    expect(page).to_have_url(f"{base}/t/{table['code']}?year=2026&order=wins#people")
+    by_wins = sorted(answer["people"], key=lambda p: -p["stats"]["wins"])
+    expect(page.locator(".person-name").first).to_have_text(by_wins[0]["name"])
+    expect(order.get_by_role("link", name="Wins")).to_have_attribute("aria-current", "true")
+    order.get_by_role("link", name="Rating").click()
+    expect(page.locator(".person-name")).to_have_text([p["name"] for p in ranked])
 
     page.locator(".person-name", has_text="Ben").click()
     page.get_by_role("link", name="Ben's page: games, records and rating").click()

@@ -1,12 +1,13 @@
 """The lean Plackett-Luce rating agrees with openskill itself (the reference) on hand-made
-games and on random tables, ties and all."""
+games and on random tables, ties and all; the figure the pages show is openskill's ordinal
+on a scale where everyone starts at 1000."""
 
 import random
 
 import pytest
 from openskill.models import PlackettLuce
 
-from app.rules.ratings import MU, SIGMA, ordinal, rate_game
+from app.rules.ratings import FLOOR, MU, SCALE, SIGMA, START, ordinal, rate_game, rating_figure
 
 
 def openskill_table(games):
@@ -64,3 +65,38 @@ def test_random_tables_rate_as_openskill_rates_them(seed):
         ranks = [sorted(set(totals)).index(total) + 1 for total in totals]
         games.append(list(zip(players, ranks, strict=True)))
     agree(games)
+
+
+def test_everyone_starts_at_1000_as_openskills_own_ordinal_scaled():
+    model = PlackettLuce()
+    fresh = model.rating()
+    assert rating_figure(MU, SIGMA) == START == round(fresh.ordinal(alpha=SCALE, target=START))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_figure_is_openskills_ordinal_scaled_rounded_and_floored(seed):
+    """Over random tables the figure is openskill's ordinal(alpha=20, target=1000), rounded,
+    never below 100, and it orders people exactly as the ordinal does."""
+    rng = random.Random(seed)
+    model = PlackettLuce()
+    people = [f"P{n}" for n in range(8)]
+    ratings = {}
+    for _ in range(200):
+        players = rng.sample(people, rng.randint(2, 6))
+        # P0 always finishes last: the lowest figure a real table could show.
+        ranks = [1.0 + (players.index(p) if p != "P0" else len(players)) for p in players]
+        teams = [[ratings.get(person, model.rating())] for person in players]
+        for person, (rating,) in zip(players, model.rate(teams, ranks=ranks), strict=True):
+            ratings[person] = rating
+    figures = {p: rating_figure(r.mu, r.sigma) for p, r in ratings.items()}
+    for person, rating in ratings.items():
+        assert figures[person] == max(FLOOR, round(rating.ordinal(alpha=SCALE, target=START)))
+        assert figures[person] >= FLOOR
+    by_ordinal = sorted(ratings, key=lambda p: -ratings[p].ordinal())
+    assert [figures[p] for p in by_ordinal] == sorted(figures.values(), reverse=True)
+    assert min(figures, key=figures.get) == "P0"
+
+
+def test_a_figure_never_reads_below_the_floor():
+    assert rating_figure(0.0, 20.0) == FLOOR  # an ordinal of -60
+    assert rating_figure(MU - 3.0, SIGMA) == START - 3 * SCALE

@@ -31,7 +31,7 @@ def seat(person, total, *, won=False, rounds=11, went_out=0, seated=True, high=N
         full_game=rounds == 11 and seated,
         seated=seated,
         highest_round=high,
-        highest_round_number=at,
+        highest_rounds=(at,) if isinstance(at, int) else tuple(at or ()),
     )
 
 
@@ -167,7 +167,8 @@ def test_ratings_are_openskills_plackett_luce_over_the_games_in_order():
         [
             game(2, (2026, 2, 1), seat(ANN, 50), seat(BEN, 50, won=True), seat(CY, 90)),
             game(1, (2026, 1, 1), seat(ANN, 40, won=True), seat(BEN, 70), seat(CY, 70)),
-            # Cy left: not in this game's rating; Dee played alone: not rated.
+            # Cy left (the lowest total): rated behind the two still seated; Dee played
+            # alone: not rated.
             game(
                 3,
                 (2026, 3, 1),
@@ -184,14 +185,19 @@ def test_ratings_are_openskills_plackett_luce_over_the_games_in_order():
         [
             [(ANN, 1), (BEN, 2), (CY, 2)],
             [(ANN, 2), (BEN, 1), (CY, 3)],
-            [(ANN, 2), (BEN, 1)],
+            [(ANN, 2), (BEN, 1), (CY, 3)],
             [(CY, 1), (DEE, 2)],
         ]
     )
     rated = skill_ratings(games)
     assert {p: (r.mu, r.sigma, r.ordinal) for p, r in rated.now.items()} == expected
     assert rated.now[ANN].ordinal == pytest.approx(rated.now[ANN].mu - 3 * rated.now[ANN].sigma)
-    assert [point.watch_code for point in rated.history[CY]] == ["watch-1", "watch-2", "watch-5"]
+    assert [point.watch_code for point in rated.history[CY]] == [
+        "watch-1",
+        "watch-2",
+        "watch-3",
+        "watch-5",
+    ]
     # Afresh from the start of a season: February on only.
     spring = skill_ratings(in_order(games, period_from(None, "2026-02-01", None)))
     assert spring.now[ANN].mu != rated.now[ANN].mu
@@ -251,3 +257,139 @@ def test_games_added_to_a_kept_tally_give_what_all_the_games_give_at_once(seed):
     assert kept.most_played(3) == whole.most_played(3)
     # What was handed out before the later games came is not changed by them.
     assert before == SeasonTally(games[:split]).ratings()
+
+
+def test_who_leaves_is_rated_behind_everyone_seated_and_leavers_by_their_totals():
+    """Ann and Ben stay; Cy leaves with the lowest total of all, Dee leaves with less than
+    Eli; Fay leaves before playing a round: not in the game at all."""
+    eli, fay = 5, 6
+    played = game(
+        1,
+        (2026, 4, 1),
+        seat(ANN, 120, won=True),
+        seat(BEN, 150),
+        seat(CY, 10, rounds=2, seated=False),
+        seat(DEE, 60, rounds=5, seated=False),
+        seat(eli, 90, rounds=5, seated=False),
+        seat(fay, 0, rounds=0, seated=False),
+    )
+    assert game_ranks(played.played()) == [1, 2, 3, 4, 5]
+    rated = skill_ratings([played])
+    assert rated.now.keys() == {ANN, BEN, CY, DEE, eli}
+    expected = reference_ratings([[(ANN, 1), (BEN, 2), (CY, 3), (DEE, 4), (eli, 5)]])
+    for person, figures in expected.items():
+        now = rated.now[person]
+        assert (now.mu, now.sigma, now.ordinal) == pytest.approx(figures), person
+    assert rated.now[CY].ordinal < rated.now[BEN].ordinal  # the lowest total, yet behind Ben
+    # Two who left with the same total share their place.
+    tied = game(2, (2026, 4, 2), seat(ANN, 50, won=True), seat(BEN, 30, rounds=3, seated=False),
+                seat(CY, 30, rounds=3, seated=False))  # fmt: skip
+    assert game_ranks(tied.played()) == [1, 2, 2]
+
+
+def test_leaving_while_losing_is_a_loss_for_the_rating_and_the_streak():
+    """Ben wins two, then leaves the third (lowest so far): his streak ends there, and his
+    rating drops as openskill's does for a last place."""
+    games = in_order(
+        [
+            game(1, (2026, 5, 1), seat(ANN, 90), seat(BEN, 40, won=True)),
+            game(2, (2026, 5, 2), seat(ANN, 80), seat(BEN, 30, won=True)),
+            game(3, (2026, 5, 3), seat(ANN, 70, won=True), seat(BEN, 20, rounds=4, seated=False)),
+        ]
+    )
+    streaks = win_streaks(games)
+    assert (streaks[BEN].longest, streaks[BEN].current) == (2, 0)
+    rated = skill_ratings(games)
+    expected = reference_ratings([[(ANN, 2), (BEN, 1)], [(ANN, 2), (BEN, 1)], [(ANN, 1), (BEN, 2)]])
+    assert rated.now[BEN].mu == pytest.approx(expected[BEN][0])
+    assert rated.now[BEN].mu < skill_ratings(games[:2]).now[BEN].mu
+    assert rated.now[BEN].games == 3 and rated.now[ANN].games == 3
+
+
+def test_every_round_and_every_streak_that_holds_a_record_is_listed():
+    """Ben scores 50 in rounds 3 and 5 of one game and Cy 50 in round 2 of another: all three
+    hold the round record. Ann wins two in a row twice: both streaks hold that record."""
+    games = in_order(
+        [
+            game(
+                1,
+                (2026, 1, 1),
+                seat(ANN, 40, won=True, high=20, at=1),
+                seat(BEN, 160, high=50, at=(3, 5)),
+            ),  # fmt: skip
+            game(2, (2026, 1, 2), seat(ANN, 45, won=True), seat(CY, 140, high=50, at=2)),
+            game(3, (2026, 1, 3), seat(ANN, 90), seat(CY, 30, won=True)),
+            game(4, (2026, 1, 4), seat(ANN, 20, won=True), seat(CY, 60)),
+            game(5, (2026, 1, 5), seat(ANN, 20, won=True), seat(BEN, 60)),
+        ]
+    )
+    records = table_records(games)
+    assert [(h.person, h.figure, h.round, h.watch_code) for h in records.highest_round] == [
+        (BEN, 50, 3, "watch-1"),
+        (BEN, 50, 5, "watch-1"),
+        (CY, 50, 2, "watch-2"),
+    ]
+    assert [(h.person, h.figure, h.watch_code) for h in records.longest_win_streak] == [
+        (ANN, 2, "watch-2"),
+        (ANN, 2, "watch-5"),
+    ]
+    # A longer streak later replaces both.
+    later = [*games, game(6, (2026, 1, 6), seat(ANN, 10, won=True), seat(CY, 70))]
+    assert [
+        (h.person, h.figure, h.watch_code) for h in table_records(later).longest_win_streak
+    ] == [(ANN, 3, "watch-6")]
+
+
+def test_a_new_players_figure_is_held_back_and_marked_until_five_rated_games():
+    """The issue's family: Ann wins 1 of 7 but finishes second of five in all the rest;
+    Granny wins 3 of her 4 games of two. By rating Ann is above Granny, as openskill's
+    ordinal has it: Ann finished ahead of 22 players, Granny of 3, and Granny is new (4
+    games), her figure held back. By wins (the table page's other order) Granny leads."""
+    granny, ann, ben, cy, dee, eli = 1, 2, 3, 4, 5, 6
+    results = [
+        [(ann, 1), (ben, 2), (cy, 3), (dee, 4), (eli, 5)],
+        [(ben, 1), (ann, 2), (cy, 3), (dee, 4), (eli, 5)],
+        [(cy, 1), (ann, 2), (ben, 3), (dee, 4), (eli, 5)],
+        [(ben, 1), (ann, 2), (dee, 3), (cy, 4), (eli, 5)],
+        [(cy, 1), (ann, 2), (ben, 3), (eli, 4), (dee, 5)],
+        [(ben, 1), (ann, 2), (cy, 3), (dee, 4), (eli, 5)],
+        [(granny, 1), (dee, 2)],
+        [(granny, 1), (eli, 2)],
+        [(dee, 1), (granny, 2)],
+        [(granny, 1), (eli, 2)],
+        [(dee, 1), (ann, 2), (ben, 3), (cy, 4), (eli, 5)],
+    ]
+    games = [
+        game(
+            number,
+            (2026, 6, number),
+            *(seat(person, 20 * rank, won=rank == 1) for person, rank in ranked),
+        )  # fmt: skip
+        for number, ranked in enumerate(results, start=1)
+    ]
+    rated = skill_ratings(in_order(games)).now
+    expected = reference_ratings(results)
+    assert {p: r.ordinal for p, r in rated.items()} == pytest.approx(
+        {p: figures[2] for p, figures in expected.items()}
+    )
+    assert (rated[granny].games, rated[granny].new) == (4, True)
+    assert (rated[ann].games, rated[ann].new) == (7, False)
+    assert rated[ann].figure > rated[granny].figure > 1000
+    wins = {p: sum(ranked[0][0] == p for ranked in results) for p in rated}
+    assert wins[granny] == 3 and wins[ann] == 1
+
+
+def test_games_finishing_at_the_same_moment_are_taken_in_the_order_of_their_ids():
+    """Two games imported with one finishing time: the one with the lower id counts first
+    (Ben's streak is the later game's, and the rating rates game 7 before game 9)."""
+    same = (2026, 7, 1)
+    games = in_order(
+        [
+            game(9, same, seat(ANN, 50), seat(BEN, 20, won=True)),
+            game(7, same, seat(ANN, 10, won=True), seat(BEN, 40)),
+        ]
+    )
+    assert [g.game for g in games] == [7, 9]
+    assert win_streaks(games)[BEN].current == 1
+    expected = reference_ratings([[(ANN, 1), (BEN, 2)], [(ANN, 2), (BEN, 1)]])
+    assert skill_ratings(games).now[BEN].mu == pytest.approx(expected[BEN][0])

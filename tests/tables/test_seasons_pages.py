@@ -57,7 +57,7 @@ def test_people_are_in_order_of_rating_with_what_it_means(client, seasons_table)
     assert len(elements(page, "span", class_="person-name")) == 3
     listed = re.findall(r'<span class="person-name">([^<]+)</span>', page)
     assert listed == [p["name"] for p in by_rating]
-    assert "skill, counting who you played against" in visible_text(page)
+    assert "Rating: everyone starts at 1000" in visible_text(page)
 
 
 def test_the_person_page_with_either_code(client, seasons_table):
