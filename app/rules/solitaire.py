@@ -54,6 +54,7 @@ def score_pile(
         wild_rank=wild_rank,
         decks=SOLITAIRE_DECKS,
         round_name=pile_name,
+        confirmable=False,
     )
     if message:
         raise PileError(message)

@@ -9,16 +9,18 @@ from dataclasses import dataclass, field
 from ..games import GameState, RoundState, SeatEntry
 from ..rules.cards import (
     JOKER,
+    JOKER_POINTS,
     MAX_PLAYERS,
     RANK_CODES,
     RANK_NAMES,
     RANKS,
     CardError,
     Decks,
+    card_points,
     parse_card,
 )
 from ..rules.schedule import ROUND_COUNT, ROUND_ORDERS, RoundOrder, cards_dealt
-from ..rules.scoring import JOKER_POINTS, SeatResult, card_points
+from ..rules.scoring import SeatResult
 from ..rules.solver import MAX_HAND, Solution, solve
 
 MAX_FORM_CARDS = 20

@@ -27,9 +27,9 @@ from ..games import (
     save_round,
 )
 from ..ratelimit import RateLimited
-from ..rules.cards import Decks
+from ..rules.cards import JOKER_POINTS, WILD_POINTS, Decks
 from ..rules.schedule import plan_rounds
-from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
+from ..rules.scoring import RoundError
 from ..tables import TableError, check_room_for
 from .deps import (
     Code,
