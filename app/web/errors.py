@@ -131,6 +131,7 @@ async def _service_error(request: Request, exc: Exception) -> Response:
     if is_api(request) and isinstance(exc, RoundError):
         extra["seat_errors"] = {str(seat): text for seat, text in exc.seat_errors.items()}
         extra["table_errors"] = exc.table_errors
+        extra["to_confirm"] = sorted(exc.to_confirm)
     if is_api(request) and isinstance(exc, PersonMerged):
         extra["into"] = exc.into_id
     return problem(request, str(exc), status_code, headers=headers, **extra)

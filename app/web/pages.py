@@ -313,6 +313,7 @@ def _save(session: Session, game: OpenGame, form: RoundForm) -> tuple[GameState 
     except RoundError as error:
         session.rollback()
         form.errors = error.table_errors
+        form.to_confirm = error.to_confirm
         for seat, message in error.seat_errors.items():
             form.seats[seat].error = message
         return None, 422
