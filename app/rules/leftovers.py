@@ -6,7 +6,9 @@ joined what they laid. Worked out once per round (hand size and wild rank) by co
 by rank, never hand by hand.
 
 Natural cards kept after laying down could sometimes have joined what was laid too; that
-never changes the totals: whatever they are, some other group laid down leaves them be."""
+never changes the totals: a book of a rank they lack takes none of them, and the one kind of
+hand holding every other rank (ten cards kept of 13, one of each) costs 75, which plenty of
+other hands cost too."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ def score_pile(
 ) -> PileScore:
     """A pile is closed (0), typed points it could score, or exactly its cards, laid out in
     the best books and runs: what is left scores. Typed points of a recorded game (an import)
-    are taken if any cards of the pile's size left that way cost them."""
+    are taken if some cards a pile of that size holds cost them: it was played so."""
     if closed:
         return PileScore(points=0)
     if cards is not None:
