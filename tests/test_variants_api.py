@@ -94,6 +94,13 @@ def test_typed_pile_points_must_be_reachable(client, new_game):
     assert response.status_code == 422
     refusal = "In pile 1 a player keeps 0 or 3 cards; 58 points cannot be left."
     assert refusal in response.json()["detail"]
+    # A pile of 5 (fives wild) never leaves 100: two jokers beside a book would join it.
+    response = put_round(client, code, 3, [{"points": 100}])
+    assert response.status_code == 422
+    assert response.json()["detail"] == (
+        "100 is too many: in pile 3 the cards a player keeps cost at most 96."
+    )
+    assert put_round(client, code, 3, [{"points": 96}]).status_code == 200
 
 
 def test_solitaire_has_no_tiebreak_and_nobody_joins(client, new_game):
