@@ -410,15 +410,16 @@ def _round_record(round_in: _RoundIn) -> RoundRecord:
     results = None
     if round_in.results is not None:
         # Cards, when kept, are what was typed (a solitaire pile that closed keeps its cards
-        # and their layout); else going out; else the points.
+        # and their layout); else going out; else the points. A recorded game is what was
+        # played: cards holding a group, or a total only such cards leave, count as confirmed.
         results = [
             None
             if result is None
-            else SeatResult(cards=tuple(parse_card(c) for c in result.cards))
+            else SeatResult(cards=tuple(parse_card(c) for c in result.cards), confirmed=True)
             if result.cards is not None
             else SeatResult(went_out=True)
             if result.went_out
-            else SeatResult(points=result.points)
+            else SeatResult(points=result.points, confirmed=True)
             for result in round_in.results
         ]
     return RoundRecord(

@@ -103,6 +103,8 @@
 
   function setCards(seat, cards) {
     seat.querySelector('input[type=hidden][name^="cards_"]').value = cards.join(",");
+    // Other cards: a confirmation given (or asked for) was about the cards before.
+    seat.querySelectorAll('input[name^="confirmed_"], .confirm-kept').forEach(function (old) { old.remove(); });
     drawChips(seat, cards);
     showSeatTotal(seat, cards);
     if (cards.length) seat.querySelector("input[name^=zero_]").checked = false;

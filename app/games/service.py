@@ -297,6 +297,7 @@ def score_pile_result(
             cards=result.cards,
             points=result.points,
             pile_name=pile_name,
+            recorded=result.confirmed,
         )
     except (PileError, ValueError) as error:
         raise RoundError(seat_errors={0: str(error)}) from error

@@ -29,6 +29,8 @@ SUITS: dict[str, str] = {"R": "stars", "H": "hearts", "C": "clubs", "S": "spades
 """Suit letters in card codes (R is stars) and their names."""
 
 JOKER = "JOKER"
+JOKER_POINTS = 50
+WILD_POINTS = 20
 MIN_PLAYERS = 2
 MAX_PLAYERS = 14
 PLAYERS_PER_GAME = 7
@@ -64,6 +66,16 @@ class Card:
         if self.suit is None:
             return RANK_NAMES[self.rank]
         return f"{RANK_NAMES[self.rank]} of {SUITS[self.suit]}"
+
+
+def card_points(card: Card, *, wild_rank: int) -> int:
+    """What the card costs left in hand: joker 50, the round's wild rank 20, J 11, Q 12,
+    K 13, others face value."""
+    if card.rank is None:
+        return JOKER_POINTS
+    if card.rank == wild_rank:
+        return WILD_POINTS
+    return card.rank
 
 
 _RANK_BY_CODE = {code: rank for rank, code in RANK_CODES.items()}

@@ -1,18 +1,33 @@
-"""Which totals a player's leftover cards can cost. A player who did not go out lays down
-groups of three or more, so they keep all the cards dealt or at most three fewer; and the
-cards they keep hold no book or run, or those would have been laid down too. Worked out
-once per round (hand size and wild rank) by counting rank by rank, never hand by hand."""
+"""What a player's leftover cards can be, and which totals they can cost. A player who did
+not go out lays down groups of three or more, so they keep all the cards dealt or at least
+three fewer; the cards they keep hold no book or run, or those would have been laid down
+too; and once they laid anything down they keep no wild card and no joker, which could have
+joined what they laid. Worked out once per round (hand size and wild rank) by counting rank
+by rank, never hand by hand.
+
+Natural cards kept after laying down could sometimes have joined what was laid too; that
+never changes the totals: a book of a rank they lack takes none of them, and the one kind of
+hand holding every other rank (ten cards kept of 13, one of each) costs 75, which plenty of
+other hands cost too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from .cards import RANKS, Decks
+from .cards import (
+    JOKER_POINTS,
+    RANK_NAMES,
+    RANK_PLURALS,
+    RANKS,
+    SUITS,
+    WILD_POINTS,
+    Card,
+    Decks,
+)
 
-JOKER_POINTS = 50
-WILD_POINTS = 20
-SUITS = 5
+SUIT_COUNT = len(SUITS)
 MOST_KEPT = 13
 
 # A per-suit state, for hands without a wild: how many of the ranks just below hold a card
@@ -29,10 +44,30 @@ def kept_counts(cards_dealt: int) -> tuple[int, ...]:
 @lru_cache(maxsize=64)
 def leftover_totals(cards_dealt: int, wild_rank: int, decks: Decks) -> frozenset[int]:
     """Every total a player's leftover cards can cost in a round: 0 (out, or everything laid
-    down), and the totals of the group-free hands of the sizes they may keep. One game of two
-    decks or two games combined give the same totals: a kept hand holds at most two cards of
-    a rank, and every card is there at least twice."""
-    by_size = _group_free_totals(wild_rank, same_card_twice=decks.copies_of_card >= 2)
+    down), the group-free hands of all the cards dealt, and the group-free hands without a
+    wild of the smaller sizes they may keep. One game of two decks or two games combined
+    give the same totals: a kept hand holds at most two cards of a rank, and every card is
+    there at least twice."""
+    naturals, any_cards = _group_free_totals(wild_rank, same_card_twice=decks.copies_of_card >= 2)
+    totals = {0} | _members(any_cards[cards_dealt])
+    for size in kept_counts(cards_dealt)[:-1]:
+        totals |= _members(naturals[size])
+    return frozenset(totals)
+
+
+@lru_cache(maxsize=64)
+def held_totals(cards_dealt: int, wild_rank: int, decks: Decks) -> frozenset[int]:
+    """Every total any cards a player may keep can cost, groups and wilds held or not: what
+    a player who missed a group (or kept a wild after laying down) can be left with."""
+    by_size = [1] + [0] * cards_dealt
+    values = [(JOKER_POINTS, decks.jokers), (WILD_POINTS, decks.copies_of_rank)]
+    values += [(rank, decks.copies_of_rank) for rank in RANKS if rank != wild_rank]
+    for points, copies in values:
+        grown = list(by_size)
+        for size, bits in enumerate(by_size):
+            for taken in range(1, min(copies, cards_dealt - size) + 1):
+                grown[size + taken] |= bits << taken * points
+        by_size = grown
     totals = {0}
     for size in kept_counts(cards_dealt):
         totals |= _members(by_size[size])
@@ -51,14 +86,117 @@ def kept_in_words(cards_dealt: int) -> str:
     return f"0, 1 to {cards_dealt - 3}, or {cards_dealt}"
 
 
+def kept_hand_question(
+    cards: Sequence[Card], *, cards_dealt: int, wild_rank: int, name: str
+) -> str:
+    """What to ask before saving tapped cards that are not a hand the rules leave ("" when
+    they are): cards holding a book or a run would have been laid down, and a wild kept after
+    laying down could have joined what was laid. A player may still have kept them: once
+    confirmed, they are saved as tapped."""
+    if not cards or len(cards) > cards_dealt:
+        return ""
+    group = _held_group(cards, wild_rank)
+    if group:
+        return f"{group}: were they laid down? If {name} kept them, confirm."
+    jokers = sum(card.is_joker for card in cards)
+    wild_cards = sum(card.rank == wild_rank for card in cards)
+    if not jokers + wild_cards or len(cards) > cards_dealt - 3:
+        return ""
+    wilds = " and the ".join(_wild_parts(jokers, wild_cards, wild_rank, article=False))
+    it = "it" if jokers + wild_cards == 1 else "them"
+    return (
+        f"{name} kept {len(cards)} of the {cards_dealt} cards dealt, so {name} laid cards "
+        f"down, and the {wilds} could have joined them: {'was it' if it == 'it' else 'were they'}"
+        f" kept? If {name} kept {it}, confirm."
+    )
+
+
+def _held_group(cards: Sequence[Card], wild_rank: int) -> str:
+    """A book or a run the cards hold, in words ("Three jokers make a book"), or "". Cards
+    tapped without a suit make books only: whether they make a run cannot be told."""
+    jokers = sum(card.is_joker for card in cards)
+    wild_cards = sum(card.rank == wild_rank for card in cards)
+    naturals = [card for card in cards if card.rank is not None and card.rank != wild_rank]
+    # The rank held most often (the first tapped of those): a book if wilds fill it to three.
+    by_rank = Counter(card.rank for card in naturals if card.rank is not None)
+    rank, count = max(by_rank.items(), key=lambda item: item[1], default=(0, 0))
+    if count + jokers + wild_cards >= 3:
+        book = [_count_words(count, RANK_NAMES[rank], RANK_PLURALS[rank])] if count else []
+        book += _wild_parts(jokers, wild_cards, wild_rank)
+        return f"{_listed(book)} make a book"
+    # No book, so at most one wild: a run is three ranks in a row in one suit, or two ranks
+    # of one suit a wild's gap or end away.
+    by_suit = {
+        suit: sorted({card.rank for card in naturals if card.suit == suit and card.rank})
+        for suit in SUITS
+    }
+    for suit, ranks in by_suit.items():
+        for low in ranks:
+            if low + 1 in ranks and low + 2 in ranks:
+                names = _listed([RANK_NAMES[low], RANK_NAMES[low + 1], RANK_NAMES[low + 2]])
+                return f"The {names} of {SUITS[suit]} make a run"
+    wild = _wild_parts(jokers, wild_cards, wild_rank)
+    for suit, ranks in by_suit.items():
+        for low, high in zip(ranks, ranks[1:], strict=False):
+            if wild and high - low <= 2:
+                names = _listed([RANK_NAMES[low], RANK_NAMES[high]])
+                return f"The {names} of {SUITS[suit]} and {wild[0]} make a run"
+    return ""
+
+
+_NUMBER_WORDS: tuple[str, ...] = (
+    "no",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+)
+_NUMBER_WORDS += ("ten", "eleven", "twelve", "thirteen")
+
+
+def _count_words(count: int, name: str, plural: str) -> str:
+    """ "a joker", "an Eight", "two Sevens"."""
+    if count == 1:
+        return ("an " if name[0] in "AEIOU" else "a ") + name
+    return f"{_NUMBER_WORDS[count]} {plural}"
+
+
+def _wild_parts(jokers: int, wild_cards: int, wild_rank: int, *, article: bool = True) -> list[str]:
+    """The wilds held, in words: ["two jokers", "a Five"], or without the article for one
+    card and with the wild rank said: ["joker", "Five (wild)"]."""
+    parts = []
+    if jokers:
+        parts.append(_count_words(jokers, "joker", "jokers"))
+    if wild_cards:
+        parts.append(
+            _count_words(wild_cards, RANK_NAMES[wild_rank], RANK_PLURALS[wild_rank])
+            + ("" if article else " (wild)")
+        )
+    return parts if article else [part.removeprefix("a ").removeprefix("an ") for part in parts]
+
+
+def _listed(parts: Sequence[str]) -> str:
+    """ "A", "A and B", "A, B and C", its first letter a capital."""
+    text = parts[-1] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return text[:1].upper() + text[1:]
+
+
 def _members(bits: int) -> set[int]:
     return {total for total in range(bits.bit_length()) if bits >> total & 1}
 
 
 @lru_cache(maxsize=32)
-def _group_free_totals(wild_rank: int, *, same_card_twice: bool = True) -> tuple[int, ...]:
+def _group_free_totals(
+    wild_rank: int, *, same_card_twice: bool = True
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """For each hand size 0 to 13, the totals of hands holding no book or run (a bitset:
-    bit t set when a total of t is possible)."""
+    bit t set when a total of t is possible): without a wild, and with at most one wild (two
+    wilds make a book with any third card, so no hand of three or more holds two)."""
     no_wild = _without_wilds(wild_rank, same_card_twice=same_card_twice)
     one_wild = _beside_one_wild(wild_rank)
     by_size = list(no_wild)
@@ -67,15 +205,13 @@ def _group_free_totals(wild_rank: int, *, same_card_twice: bool = True) -> tuple
         # could make a group with it.
         rest = one_wild[size - 1]
         by_size[size] |= rest << WILD_POINTS | rest << JOKER_POINTS
-    # Two wilds make a book with any third card: two alone, or none.
-    by_size[2] |= 1 << 2 * WILD_POINTS | 1 << WILD_POINTS + JOKER_POINTS | 1 << 2 * JOKER_POINTS
-    return tuple(by_size)
+    return tuple(no_wild), tuple(by_size)
 
 
 def _without_wilds(wild_rank: int, *, same_card_twice: bool) -> list[int]:
     """Totals by size of hands of natural cards with no book (three of a rank) and no run
     (three ranks in a row in one suit)."""
-    start: Runs = (0,) * SUITS
+    start: Runs = (0,) * SUIT_COUNT
     table: dict[Runs, list[int]] = {start: [1] + [0] * MOST_KEPT}
     for rank in RANKS:
         grown: dict[Runs, list[int]] = {}
@@ -83,7 +219,8 @@ def _without_wilds(wild_rank: int, *, same_card_twice: bool) -> list[int]:
             choices = _rank_choices(runs, same_card_twice=same_card_twice)
             for chosen in [()] if rank == wild_rank else choices:
                 after = tuple(
-                    (1 if runs[suit] == 0 else 2) if suit in chosen else 0 for suit in range(SUITS)
+                    (1 if runs[suit] == 0 else 2) if suit in chosen else 0
+                    for suit in range(SUIT_COUNT)
                 )
                 _add(grown, after, sizes, len(chosen), len(chosen) * rank)
         table = grown
@@ -94,7 +231,7 @@ def _rank_choices(runs: Runs, *, same_card_twice: bool) -> list[tuple[int, ...]]
     """The cards of one rank a hand may hold (by suit; a suit twice is the same card twice),
     at most two (three of a rank is a book), none in a suit with a card on each of the two
     ranks below."""
-    open_suits = [suit for suit in range(SUITS) if runs[suit] < 2]
+    open_suits = [suit for suit in range(SUIT_COUNT) if runs[suit] < 2]
     choices: list[tuple[int, ...]] = [()]
     choices += [(suit,) for suit in open_suits]
     if same_card_twice:
@@ -107,7 +244,7 @@ def _beside_one_wild(wild_rank: int) -> list[int]:
     """Totals by size of natural cards that make no group with one wild: no two of a rank,
     and two of one suit at least three ranks apart."""
     # Per suit: 0 free, 1 a card on the rank below, 2 a card two ranks below.
-    start: Runs = (0,) * SUITS
+    start: Runs = (0,) * SUIT_COUNT
     table: dict[Runs, list[int]] = {start: [1] + [0] * MOST_KEPT}
     for rank in RANKS:
         grown: dict[Runs, list[int]] = {}
@@ -116,9 +253,9 @@ def _beside_one_wild(wild_rank: int) -> list[int]:
             _add(grown, aged, sizes, 0, 0)
             if rank == wild_rank:
                 continue
-            for suit in range(SUITS):
+            for suit in range(SUIT_COUNT):
                 if runs[suit] == 0:
-                    after = tuple(1 if s == suit else aged[s] for s in range(SUITS))
+                    after = tuple(1 if s == suit else aged[s] for s in range(SUIT_COUNT))
                     _add(grown, after, sizes, 1, rank)
         table = grown
     return _union(table.values())

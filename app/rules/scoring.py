@@ -6,20 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .cards import RANK_PLURALS, Card, Decks
-from .leftovers import kept_in_words, leftover_totals
-
-JOKER_POINTS = 50
-WILD_POINTS = 20
-
-
-def card_points(card: Card, *, wild_rank: int) -> int:
-    """Joker 50, the round's wild rank 20, J 11, Q 12, K 13, others face value."""
-    if card.rank is None:
-        return JOKER_POINTS
-    if card.rank == wild_rank:
-        return WILD_POINTS
-    return card.rank
+from .cards import RANK_PLURALS, Card, Decks, card_points
+from .leftovers import held_totals, kept_hand_question, kept_in_words, leftover_totals
 
 
 def leftover_points(cards: Sequence[Card], *, wild_rank: int) -> int:
@@ -29,11 +17,14 @@ def leftover_points(cards: Sequence[Card], *, wild_rank: int) -> int:
 
 @dataclass(frozen=True)
 class SeatResult:
-    """What the scorekeeper entered for one seat: went out, the cards left, or a typed number."""
+    """What the scorekeeper entered for one seat: went out, the cards left, or a typed number.
+    confirmed: the cards were kept as entered, though they hold a book or a run or a wild
+    kept after laying down (a typed number: one such cards can cost, as a recorded game's)."""
 
     went_out: bool = False
     cards: tuple[Card, ...] | None = None
     points: int | None = None
+    confirmed: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +41,8 @@ class RoundError(ValueError):
 
     seat_errors: dict[int, str] = field(default_factory=dict)
     table_errors: list[str] = field(default_factory=list)
+    # Seats whose message is a question: saved as entered once the scorekeeper confirms.
+    to_confirm: set[int] = field(default_factory=set)
 
     def __str__(self) -> str:
         return " ".join([*self.table_errors, *self.seat_errors.values()])
@@ -110,16 +103,24 @@ def score_round(
                 wild_rank=wild_rank,
                 decks=decks,
                 round_name=round_name,
+                name=name,
+                confirmed=result.confirmed,
             )
             if message:
                 error.seat_errors[seat] = message
         else:
             cards = result.cards or ()
             scores[seat] = leftover_points(cards, wild_rank=wild_rank)
+            question = kept_hand_question(
+                cards, cards_dealt=cards_dealt, wild_rank=wild_rank, name=name
+            )
             if len(cards) > cards_dealt:
                 error.seat_errors[seat] = (
                     f"{name} has {len(cards)} cards, but only {cards_dealt} were dealt this round."
                 )
+            elif question and not result.confirmed:
+                error.seat_errors[seat] = question
+                error.to_confirm.add(seat)
     error.table_errors.extend(_deck_errors([result for _, result in played], decks))
     if error.seat_errors or error.table_errors:
         raise error
@@ -127,10 +128,21 @@ def score_round(
 
 
 def typed_points_error(
-    points: int, *, cards_dealt: int, wild_rank: int, decks: Decks, round_name: str
+    points: int,
+    *,
+    cards_dealt: int,
+    wild_rank: int,
+    decks: Decks,
+    round_name: str,
+    name: str = "the player",
+    confirmed: bool = False,
+    confirmable: bool = True,
 ) -> str:
     """Why no leftover hand of that round can cost points ("" when one can): a player keeps
-    all the cards dealt or at most three fewer, holding no book or run (leftovers.py)."""
+    all the cards dealt or at least three fewer, holding no book or run, and no wild once
+    anything is laid down (leftovers.py). A total only cards held against those rules can
+    cost says how to record them (tapped, then confirmed); confirmed, it is taken, unless
+    not confirmable (a solitaire pile, whose cards are always laid out at their best)."""
     if points < 0:
         return "Points cannot be negative."
     if points in (1, 2):
@@ -138,6 +150,14 @@ def typed_points_error(
     possible = leftover_totals(cards_dealt, wild_rank, decks)
     if points in possible:
         return ""
+    if confirmable and points in held_totals(cards_dealt, wild_rank, decks):
+        if confirmed:
+            return ""
+        return (
+            f"In {round_name}, only cards that hold a book or a run, or a wild card kept after "
+            f"laying down, leave {points} points. If {name} kept such cards, tap them, then "
+            "confirm."
+        )
     if points > max(possible):
         return (
             f"{points} is too many: in {round_name} the cards a player keeps cost at most "

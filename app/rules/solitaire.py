@@ -33,9 +33,11 @@ def score_pile(
     cards: Sequence[Card] | None = None,
     points: int | None = None,
     pile_name: str = "this pile",
+    recorded: bool = False,
 ) -> PileScore:
     """A pile is closed (0), typed points it could score, or exactly its cards, laid out in
-    the best books and runs: what is left scores."""
+    the best books and runs: what is left scores. Typed points of a recorded game (an import)
+    are taken if some cards a pile of that size holds cost them: it was played so."""
     if closed:
         return PileScore(points=0)
     if cards is not None:
@@ -54,6 +56,8 @@ def score_pile(
         wild_rank=wild_rank,
         decks=SOLITAIRE_DECKS,
         round_name=pile_name,
+        confirmable=recorded,
+        confirmed=recorded,
     )
     if message:
         raise PileError(message)

@@ -37,8 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .cards import RANK_CODES, RANKS, SUITS, Card, Decks, parse_card, parse_rank
-from .scoring import card_points
+from .cards import RANK_CODES, RANKS, SUITS, Card, Decks, card_points, parse_card, parse_rank
 
 MAX_HAND = 14
 """The most cards a hand can hold: 13 dealt in the last round and 1 drawn."""

@@ -98,6 +98,7 @@ def put_round(
             went_out=entry.went_out,
             cards=None if entry.cards is None else parse_cards(entry.cards),
             points=entry.points,
+            confirmed=entry.confirmed,
         )
         for entry in body.results
     ]

@@ -206,7 +206,11 @@ def _problem_extra(error: Exception) -> dict[str, Any]:
         return {"game": game_public(error.current)}
     if isinstance(error, RoundError):
         seat_errors = {str(seat): text for seat, text in error.seat_errors.items()}
-        return {"seat_errors": seat_errors, "table_errors": error.table_errors}
+        return {
+            "seat_errors": seat_errors,
+            "table_errors": error.table_errors,
+            "to_confirm": sorted(error.to_confirm),
+        }
     if isinstance(error, PersonMerged):
         return {"into": error.into_id}
     return {}

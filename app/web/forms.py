@@ -9,16 +9,18 @@ from dataclasses import dataclass, field
 from ..games import GameState, RoundState, SeatEntry
 from ..rules.cards import (
     JOKER,
+    JOKER_POINTS,
     MAX_PLAYERS,
     RANK_CODES,
     RANK_NAMES,
     RANKS,
     CardError,
     Decks,
+    card_points,
     parse_card,
 )
 from ..rules.schedule import ROUND_COUNT, ROUND_ORDERS, RoundOrder, cards_dealt
-from ..rules.scoring import JOKER_POINTS, SeatResult, card_points
+from ..rules.scoring import SeatResult
 from ..rules.solver import MAX_HAND, Solution, solve
 
 MAX_FORM_CARDS = 20
@@ -60,6 +62,8 @@ class SeatForm:
     typed: str = ""
     # Ticked "Laid everything down: 0": no cards left on purpose, not forgotten.
     zero: bool = False
+    # The cards were kept as tapped, though they hold a group (or a wild after laying down).
+    confirmed: bool = False
     error: str = ""
 
 
@@ -79,6 +83,8 @@ class RoundForm:
     version_unreadable: bool = False
     players_in: tuple[int, ...] | None = None
     """The seats in this round (None: everyone); the others get no result."""
+    to_confirm: set[int] = field(default_factory=set)
+    """Seats whose tapped cards the rules asked about: a button confirms they were kept."""
 
     @classmethod
     def blank(cls, state: GameState, round_state: RoundState) -> RoundForm:
@@ -113,7 +119,11 @@ class RoundForm:
             codes = [c for c in fields.get(f"cards_{seat}", "").split(",") if c.strip()]
             typed = fields.get(f"points_{seat}", "").strip()
             zero = bool(fields.get(f"zero_{seat}"))
-            seats.append(SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed, zero=zero))
+            # Confirmed before (kept in the form), or just now by the seat's button.
+            confirmed = bool(fields.get(f"confirmed_{seat}")) or fields.get("confirm") == str(seat)
+            seats.append(
+                SeatForm(cards=codes[:MAX_FORM_CARDS], typed=typed, zero=zero, confirmed=confirmed)
+            )
         form = cls(number=number, seats=seats, players_in=players_in)
         form.went_out = _seat_index(fields.get("went_out", ""), seat_count)
         form.version, form.replace_version, form.version_unreadable = posted_versions(fields)
@@ -136,6 +146,7 @@ class RoundForm:
             seat = _seat_index(seat_text, len(self.seats))
             if seat is not None and len(self.seats[seat].cards) < MAX_FORM_CARDS:
                 self.seats[seat].cards.append(code)
+                self.seats[seat].confirmed = False  # other cards: asked about afresh
             return True
         if remove:
             seat_text, _, index_text = remove.partition(":")
@@ -143,6 +154,7 @@ class RoundForm:
             index = _int_or_none(index_text)
             if seat is not None and index is not None and 0 <= index < len(self.seats[seat].cards):
                 del self.seats[seat].cards[index]
+                self.seats[seat].confirmed = False
             return True
         return False
 
@@ -175,7 +187,8 @@ class RoundForm:
                 results.append(SeatResult(points=points))
             else:
                 try:
-                    results.append(SeatResult(cards=tuple(parse_card(c) for c in entry.cards)))
+                    cards = tuple(parse_card(c) for c in entry.cards)
+                    results.append(SeatResult(cards=cards, confirmed=entry.confirmed))
                 except CardError as error:
                     entry.error = str(error)
         if any(entry.error for entry in self.seats):
@@ -323,7 +336,9 @@ def _seat_from_entry(entry: SeatEntry | None) -> SeatForm:
     if entry is None:
         return SeatForm()
     if entry.cards is not None:
-        return SeatForm(cards=[card.code for card in entry.cards], zero=not entry.cards)
+        # Saved cards stood as kept once: a correction does not ask about them again.
+        cards = [card.code for card in entry.cards]
+        return SeatForm(cards=cards, zero=not entry.cards, confirmed=bool(cards))
     if entry.went_out:
         return SeatForm()
     return SeatForm(typed=str(entry.points))

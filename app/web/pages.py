@@ -24,9 +24,9 @@ from ..games import (
     return_player,
     save_round,
 )
-from ..rules.cards import Decks
+from ..rules.cards import JOKER_POINTS, WILD_POINTS, Decks
 from ..rules.schedule import plan_rounds
-from ..rules.scoring import JOKER_POINTS, WILD_POINTS, RoundError
+from ..rules.scoring import RoundError
 from ..tables import check_room_for
 from .deps import Code, FormFields, check_create_limit, page_game_for_change, page_game_to_edit
 from .errors import show_again
@@ -278,6 +278,7 @@ def _note_problem(form: RoundForm, state: GameState, error: Exception) -> None:
     problem beside its seat, another phone's save as the choice between the two rounds."""
     if isinstance(error, RoundError):
         form.errors = error.table_errors
+        form.to_confirm = error.to_confirm
         for seat, message in error.seat_errors.items():
             form.seats[seat].error = message
     elif isinstance(error, StaleVersion):

@@ -45,12 +45,19 @@ class SeatResultIn(BaseModel):
     went_out: bool = False
     cards: list[Text] | None = Field(default=None, max_length=60)
     points: int | None = None
+    confirmed: bool = Field(
+        default=False,
+        description="With cards: they were kept as sent, though they hold a book or a run, "
+        "or a wild kept after laying down (without it, such cards get 422 and a question)",
+    )
 
     @model_validator(mode="after")
     def one_kind(self) -> SeatResultIn:
         given = sum([self.went_out, self.cards is not None, self.points is not None])
         if given > 1:
             raise ValueError("give one of went_out, cards or points for each player")
+        if self.confirmed and self.cards is None:
+            raise ValueError("confirmed goes with cards: the cards a player kept")
         return self
 
 

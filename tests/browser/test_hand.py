@@ -4,6 +4,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_play import expect_total
+from tests.browser.test_round_at_the_table import NAMES
+from tests.browser.test_round_at_the_table import tap as tap_keys
 
 pytestmark = pytest.mark.browser
 
@@ -63,3 +65,33 @@ def test_whole_hand_mode_fills_in_the_leftover(phone, live_server):
     expect(phone.get_by_role("button", name="remove Seven of clubs")).to_be_visible()
     phone.get_by_role("button", name="Save round 1").click()
     expect_total(phone, "Ben", 31)
+
+
+def test_tapped_cards_that_make_a_book_are_saved_once_confirmed(phone, live_server, screenshots):
+    game = phone.request.post(live_server.url + "/api/games", data={"players": NAMES}).json()
+    phone.goto(f"{live_server.url}/g/{game['code']}")
+    phone.get_by_label("Ann went out").check()
+    tap_keys(phone, "Ben", "Joker", "Joker", "Joker")
+    tap_keys(phone, "Cy", "Queen", "King", "Seven")
+    phone.get_by_role("button", name="Save round 1").click()
+    question = phone.get_by_text(
+        "Three jokers make a book: were they laid down? If Ben kept them, confirm."
+    )
+    expect(question).to_be_visible()
+    confirm = phone.get_by_role("button", name="Yes, Ben kept these cards: save")
+    confirm.scroll_into_view_if_needed()
+    expect(confirm).to_be_in_viewport()
+    phone.screenshot(path=screenshots / "kept-book-confirm.png")
+    saved = phone.request.get(f"{live_server.url}/api/games/{game['code']}").json()
+    assert saved["rounds"][0]["scores"] is None  # asked, not saved
+
+    # Other cards: the question was about the cards before, and goes.
+    phone.get_by_role("button", name="remove Joker").first.click()
+    expect(confirm).to_have_count(0)
+    tap_keys(phone, "Ben", "Joker")
+    phone.get_by_role("button", name="Save round 1").click()
+    expect(question).to_be_visible()
+    phone.get_by_role("button", name="Yes, Ben kept these cards: save").click()
+    expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
+    expect_total(phone, "Ben", 150)
+    expect_total(phone, "Cy", 32)

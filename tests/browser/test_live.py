@@ -25,9 +25,11 @@ def open_phone(browser, url):
 def save_round_on_page(page, number, went_out, king_holders):
     page.get_by_text(f"Enter round {number}").click()
     page.get_by_label(f"{went_out} went out").check()
+    # In round 11 a King is wild: kept after laying down, it could have joined what was laid.
+    card = "Q Queen" if number == 11 else "K King"
     for name in king_holders:
         keypad = page.get_by_role("group", name=f"Add a card to {name}'s hand")
-        keypad.get_by_role("button", name="K King", exact=True).click()
+        keypad.get_by_role("button", name=card, exact=True).click()
     page.get_by_role("button", name=f"Save round {number}").click()
 
 
@@ -75,7 +77,7 @@ def test_three_watchers_follow_a_whole_game_the_scorekeeper_plays(
                 data={"results": results},
             )
             assert saved.ok, saved.text()
-        king = 20 if number == 11 else 13
+        king = 12 if number == 11 else 13
         for name in holders:
             totals[name] += king
         for watcher in watchers:

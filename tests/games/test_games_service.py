@@ -312,10 +312,12 @@ def test_a_seat_that_went_out_with_points_is_refused(session, game):
 def test_exactly_ten_of_a_rank_fit_one_box_and_eleven_do_not(session):
     game = create_game(session, players=["Ann", "Ben", "Cy", "Dee"])
     play_rounds(session, game.code, 2, seat_count=4)
-    ten = [OUT, held(*["K"] * 5), held(*["K"] * 5), held()]
+    # Five Kings are a book, kept all the same (confirmed): the decks are what is checked.
+    kings = SeatResult(cards=parse_cards(["K"] * 5), confirmed=True)
+    ten = [OUT, kings, kings, held()]
     state = save_round(session, code=game.code, number=3, results=ten)
     assert state.rounds[2].scores == [0, 65, 65, 0]
-    eleven = [OUT, held(*["K"] * 5), held(*["K"] * 5), held("K")]
+    eleven = [OUT, kings, kings, held("K")]
     with pytest.raises(RoundError, match="11 Kings"):
         save_round(session, code=game.code, number=3, results=eleven)
 

@@ -152,7 +152,8 @@ def results_for(
         if (tie or kind >= 5) and catch_up in possible:
             results[seat] = {"points": catch_up}
         elif kind == 4:
-            results[seat] = {"cards": KEPT_CARDS[pick]}
+            # A card may be the round's wild rank, kept all the same after laying down.
+            results[seat] = {"cards": KEPT_CARDS[pick], "confirmed": True}
         else:
             results[seat] = {"points": low[pick]}
     return results

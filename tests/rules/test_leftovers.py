@@ -1,15 +1,16 @@
 """Which totals a player's leftover cards can cost, checked against brute force: every hand
 of up to five cards built card by card, kept when no three of its cards make a book or a run
-(any bigger group holds a group of three), and against the hand solver for small hands."""
+(any bigger group holds a group of three), and against the hand solver for small hands.
+Every round, the tie-break and every solitaire pile in full: test_kept_hands.py."""
 
 import itertools
 from collections import Counter
 
 import pytest
 
-from app.rules.cards import RANK_CODES, SUITS, Decks, parse_card
+from app.rules.cards import RANK_CODES, SUITS, Decks, card_points, parse_card
 from app.rules.leftovers import kept_counts, kept_in_words, leftover_totals
-from app.rules.scoring import card_points, typed_points_error
+from app.rules.scoring import typed_points_error
 from app.rules.solver import solve
 
 ONE_GAME, TWO_GAMES = Decks(games=1), Decks(games=2)
@@ -30,12 +31,13 @@ def makes_group(three, wild_rank):
 
 
 def group_free_totals(most_cards, wild_rank, copies_of_card):
-    """Totals by hand size of every hand from which nothing can be laid down, found by adding
-    cards in order of CARD_TYPES to hands that are already group-free. Each hand carries the
-    cards that would make a group with two of its cards (a bitset), so a new card is checked
-    against every pair at once."""
+    """Totals by hand size of every hand from which nothing can be laid down, and of those
+    without a wild card, found by adding cards in order of CARD_TYPES to hands that are
+    already group-free. Each hand carries the cards that would make a group with two of its
+    cards (a bitset), so a new card is checked against every pair at once."""
     count = len(CARD_TYPES)
     points = [card_points(parse_card(code(card)), wild_rank=wild_rank) for card in CARD_TYPES]
+    wild = [card[0] in (None, wild_rank) for card in CARD_TYPES]
     third = [
         [
             sum(
@@ -47,11 +49,12 @@ def group_free_totals(most_cards, wild_rank, copies_of_card):
         ]
         for i in range(count)
     ]
-    totals = {0: {0}}
-    hands = [((), 0, 0)]  # (card indexes, cards that would make a group, points)
+    totals, natural_totals = {0: {0}}, {0: {0}}
+    # (card indexes, cards that would make a group, points, whether a wild is held)
+    hands = [((), 0, 0, False)]
     for size in range(1, most_cards + 1):
         grown = []
-        for hand, forbidden, total in hands:
+        for hand, forbidden, total, held_wild in hands:
             for card in range(hand[-1] if hand else 0, count):
                 if forbidden >> card & 1:
                     continue
@@ -60,10 +63,13 @@ def group_free_totals(most_cards, wild_rank, copies_of_card):
                 now_forbidden = forbidden
                 for held in hand:
                     now_forbidden |= third[held][card]
-                grown.append(((*hand, card), now_forbidden, total + points[card]))
+                grown.append(
+                    ((*hand, card), now_forbidden, total + points[card], held_wild or wild[card])
+                )
         hands = grown
-        totals[size] = {total for _, _, total in hands}
-    return totals
+        totals[size] = {total for _, _, total, _ in hands}
+        natural_totals[size] = {total for _, _, total, held_wild in hands if not held_wild}
+    return totals, natural_totals
 
 
 def code(card):
@@ -75,25 +81,29 @@ def code(card):
 def test_every_hand_of_up_to_five_cards_agrees(wild_rank, most_cards):
     """Rounds 1 to 3 hand by hand (3 to 5 cards dealt, their own wilds); other wild ranks
     for every hand of up to four cards."""
-    found = group_free_totals(most_cards, wild_rank, copies_of_card=2)
+    found, naturals = group_free_totals(most_cards, wild_rank, copies_of_card=2)
     cards_dealt = wild_rank  # round r deals r + 2 cards, and that rank is wild
     if cards_dealt <= most_cards:
-        kept = {0}.union(*(found[size] for size in kept_counts(cards_dealt)))
+        # All the cards dealt, or (once something is laid down) no wild at all.
+        kept = {0} | found[cards_dealt]
+        kept = kept.union(*(naturals[size] for size in kept_counts(cards_dealt)[:-1]))
         assert leftover_totals(cards_dealt, wild_rank, ONE_GAME) == kept
         assert leftover_totals(cards_dealt, wild_rank, TWO_GAMES) == kept
     from app.rules.leftovers import _group_free_totals, _members
 
-    by_size = _group_free_totals(wild_rank)
+    without_wilds, by_size = _group_free_totals(wild_rank)
     for size in range(1, most_cards + 1):
-        assert _members(by_size[size]) == found[size], size
+        if size >= 3:  # two wilds alone are group-free, but never a whole hand
+            assert _members(by_size[size]) == found[size], size
+        assert _members(without_wilds[size]) == naturals[size], size
 
 
 def test_each_card_once_agrees_too():
-    found = group_free_totals(4, 8, copies_of_card=1)
+    found, _ = group_free_totals(4, 8, copies_of_card=1)
     from app.rules.leftovers import _group_free_totals, _members
 
-    by_size = _group_free_totals(8, same_card_twice=False)
-    for size in range(1, 5):
+    _, by_size = _group_free_totals(8, same_card_twice=False)
+    for size in range(3, 5):
         assert _members(by_size[size]) == found[size], size
 
 
@@ -128,10 +138,19 @@ def test_round_two_may_keep_one_card():
     assert kept_in_words(7) == "0, 1 to 4, or 7"
 
 
-def test_the_most_a_hand_keeps_is_one_joker_beside_naturals():
-    # Two wilds make a group with any third card: a kept hand of 13 has one wild at most.
+def test_the_most_a_hand_keeps_is_thirteen_naturals():
+    # Two wilds make a group with any third card, and one wild beside twelve naturals always
+    # makes one too: the most a kept hand of 13 costs is thirteen naturals.
     most = max(leftover_totals(13, 13, TWO_GAMES))
-    assert most < 440
-    assert typed_points_error(
-        most + 1, cards_dealt=13, wild_rank=13, decks=TWO_GAMES, round_name="round 11"
-    ).startswith(f"{most + 1} is too many")
+    assert most == 2 * (12 + 11 + 10 + 9 + 8 + 7) + 6
+
+    def refused(points):
+        return typed_points_error(
+            points, cards_dealt=13, wild_rank=13, decks=TWO_GAMES, round_name="round 11"
+        )
+
+    # Beyond it, cards held against the rules (recorded by tapping them), up to 12 jokers
+    # and a King; beyond those, nothing.
+    assert refused(most + 1).endswith("tap them, then confirm.")
+    assert refused(12 * 50 + 20).endswith("tap them, then confirm.")
+    assert refused(12 * 50 + 21).startswith("621 is too many")

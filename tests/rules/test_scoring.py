@@ -2,11 +2,10 @@
 
 import pytest
 
-from app.rules.cards import CardError, Decks, parse_card
+from app.rules.cards import CardError, Decks, card_points, parse_card
 from app.rules.scoring import (
     RoundError,
     SeatResult,
-    card_points,
     leftover_points,
     score_round,
 )
@@ -75,10 +74,11 @@ def play(results, *, round_number=1, names=NAMES, decks=None):
 
 
 def test_a_round_scores_went_out_cards_and_typed_points():
+    # The rulebook's worked example: two wilds and a nine make a book, so it is confirmed.
     outcome = play(
         [
             SeatResult(went_out=True),
-            SeatResult(cards=cards("5R", "9H", "JOKER")),
+            SeatResult(cards=cards("5R", "9H", "JOKER"), confirmed=True),
             SeatResult(points=17),
         ],
         round_number=3,
@@ -208,7 +208,8 @@ def test_exactly_ten_of_a_rank_fit_one_box_and_eleven_do_not():
     names = ["Ann", "Ben", "Cy", "Dee"]
 
     def kings(*counts):
-        return [SeatResult(went_out=True)] + [SeatResult(cards=cards(*["K"] * n)) for n in counts]
+        held = [SeatResult(cards=cards(*["K"] * n), confirmed=True) for n in counts]
+        return [SeatResult(went_out=True), *held]
 
     one_box = Decks(1)
     outcome = score_round(
@@ -235,8 +236,8 @@ def test_exactly_two_of_a_card_fit_one_box_and_three_do_not():
 
 
 def test_jokers_fit_up_to_the_decks_count():
-    six = [SeatResult(went_out=True), SeatResult(cards=cards("JOKER", "JOKER", "JOKER"))]
-    six.append(SeatResult(cards=cards("JOKER", "JOKER", "JOKER")))
+    three = SeatResult(cards=cards("JOKER", "JOKER", "JOKER"), confirmed=True)
+    six = [SeatResult(went_out=True), three, three]
     assert play(six).scores == [0, 150, 150]
     seven = [*six[:2], SeatResult(cards=cards("JOKER", "JOKER", "JOKER", "JOKER"))]
     with pytest.raises(RoundError, match="7 jokers across the table, but the decks hold only 6"):

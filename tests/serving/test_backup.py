@@ -99,7 +99,9 @@ def test_backup_and_restore_bring_a_game_back_exactly(tmp_path):
         game = client.post("/api/games", json={"players": ["Ann", "Ben", "Cy"]}).json()
         code = game["code"]
         for number in (1, 2, 3):
-            rounds = [{"went_out": True}, {"cards": ["5H", "JOKER"]}, {"points": 20 + number}]
+            # Two wilds kept after laying down in round 3: kept all the same.
+            held = {"cards": ["5H", "JOKER"], "confirmed": True}
+            rounds = [{"went_out": True}, held, {"points": 20 + number}]
             client.put(f"/api/games/{code}/rounds/{number}", json={"results": rounds})
         kept = client.get(f"/api/games/{code}").json()
 

@@ -255,3 +255,23 @@ def test_a_table_export_with_a_stray_rounds_field_is_still_read_as_a_table(clien
     imported = client.post(f"/api/tables/{other['code']}/import", json={**exported, "rounds": []})
     assert imported.status_code == 200, imported.text
     assert imported.json()["imported"] == 2
+
+
+def test_a_recorded_game_comes_back_as_played_even_where_a_hand_broke_the_rules(client):
+    # An export from before kept hands were checked this closely: typed 100 in round 3 (two
+    # jokers kept beside a book) and three jokers kept in round 1. The game was played so.
+    table = new_table(client)
+    game = table_game(client, table, ["Ann", "Ben", "Cy"])
+    play(client, game, [[0, 13, 17], [3, 0, 8], [0, 96, 20]])
+    exported = client.get(f"/api/tables/{table['code']}/export").json()
+    [document] = exported["games"]
+    rounds = [dict(r) for r in document["rounds"]]
+    out = {"points": 0, "went_out": True}
+    rounds[0]["results"] = [out, {"points": 150, "cards": ["JOKER"] * 3}, {"points": 17}]
+    rounds[2]["results"] = [out, {"points": 100}, {"points": 20}]
+    old = {**exported, "games": [{**document, "id": "before", "rounds": rounds}]}
+    other = new_table(client, "Cousins")
+    response = client.post(f"/api/tables/{other['code']}/import", json=old)
+    assert response.status_code == 200, response.text
+    [copy] = _games_by_players(client, other).values()
+    assert [r["scores"] for r in copy["rounds"][:3]] == [[0, 150, 17], [3, 0, 8], [0, 100, 20]]

@@ -84,9 +84,9 @@ def test_the_rulebook_example_costs_79_in_round_three(client, new_game):
     for number in (1, 2):
         results = went_out_first(3, points=[0, 20, 20])
         assert put_round(client, code, number, results).status_code == 200
-    state = put_round(
-        client, code, 3, [{"went_out": True}, {"cards": ["5R", "9H", "JOKER"]}, {"cards": []}]
-    ).json()
+    # Two wilds and a nine make a book, so the example's cards are confirmed as kept.
+    example = {"cards": ["5R", "9H", "JOKER"], "confirmed": True}
+    state = put_round(client, code, 3, [{"went_out": True}, example, {"cards": []}]).json()
     assert state["rounds"][2]["scores"] == [0, 79, 0]
 
 
@@ -202,12 +202,19 @@ def test_names_are_trimmed(new_game):
         ([{"went_out": True}, {"points": -5}, {"points": 20}], "negative"),
         ([{"went_out": True}, {"points": 1}, {"points": 20}], "1 or 2"),
         ([{"went_out": True}, {"points": 2}, {"points": 20}], "1 or 2"),
-        ([{"went_out": True}, {"points": 76}, {"points": 20}], "at most 75"),
+        ([{"went_out": True}, {"points": 76}, {"points": 20}], "tap them, then confirm"),
         ([{"went_out": True}, {"points": 10**30}, {"points": 20}], "at most 75"),
         ([{"went_out": True}, {"points": 20}], "each of the 3 players"),
         ([{"went_out": True}, {"points": 20, "cards": ["Q"]}, {"points": 20}], "one of"),
         ([{"went_out": True}, {"points": "many"}, {"points": 20}], "points"),
-        ([{"went_out": True}, {"cards": ["JOKER"] * 3}, {"cards": ["JOKER"] * 3}], None),
+        (
+            [
+                {"went_out": True},
+                {"cards": ["JOKER"] * 3, "confirmed": True},
+                {"cards": ["JOKER"] * 3, "confirmed": True},
+            ],
+            None,
+        ),
     ],
 )
 def test_impossible_rounds_are_refused_in_words(client, new_game, results, message):
@@ -226,8 +233,8 @@ def test_jokers_across_the_table(client, new_game):
     put_round(client, code, 1, went_out_first(4, points=[0, 20, 20, 20]))
     results = [
         {"went_out": True},
-        {"cards": ["JOKER"] * 4},
-        {"cards": ["joker"] * 3},
+        {"cards": ["JOKER"] * 4, "confirmed": True},
+        {"cards": ["joker"] * 3, "confirmed": True},
         {"points": 0},
     ]
     response = put_round(client, code, 2, results)
@@ -238,18 +245,19 @@ def test_jokers_across_the_table(client, new_game):
 def test_two_games_combined_double_every_limit(client, new_game):
     names = [f"P{i}" for i in range(8)]
     code = new_game(names)["code"]
-    results = [{"went_out": True}] + [{"cards": ["JOKER", "JOKER", "QH"]}] * 6 + [{"cards": []}]
+    book = {"cards": ["JOKER", "JOKER", "QH"], "confirmed": True}
+    results = [{"went_out": True}] + [book] * 6 + [{"cards": []}]
     response = put_round(client, code, 1, results)
     assert response.status_code == 422
     assert "6 of the Queen of hearts, but the decks hold only 4" in response.json()["detail"]
-    results = [{"went_out": True}] + [{"cards": ["JOKER", "JOKER", "QH"]}] * 4 + [{"cards": []}] * 3
+    results = [{"went_out": True}] + [book] * 4 + [{"cards": []}] * 3
     assert put_round(client, code, 1, results).status_code == 200
 
 
 def test_rank_limit_counts_every_suit(client, new_game):
     code = new_game(["A", "B", "C", "D", "E"])["code"]
-    queens = ["Q", "QH", "qs"]
-    results = [{"went_out": True}] + [{"cards": queens}] * 4
+    queens = {"cards": ["Q", "QH", "qs"], "confirmed": True}
+    results = [{"went_out": True}] + [queens] * 4
     response = put_round(client, code, 1, results)
     assert response.status_code == 422
     assert "12 Queens across the table" in response.json()["detail"]
@@ -305,3 +313,59 @@ def test_unknown_code_with_a_broken_body_is_404(client):
         "/api/games/nosuchgame/rounds/1", content=b"{", headers={"content-type": "application/json"}
     )
     assert response.status_code == 404
+
+
+def play_to_round(client, code, number):
+    for earlier in range(1, number):
+        assert put_round(client, code, earlier, went_out_first(3)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("number", "most", "refused"),
+    [(3, 96, [97, 100]), (5, 113, [84]), (10, 116, [117, 119]), (11, 120, [121, 122])],
+)
+def test_typed_totals_follow_the_hands_the_rules_leave(client, new_game, number, most, refused):
+    code = new_game()["code"]
+    play_to_round(client, code, number)
+    for points in refused:
+        response = put_round(client, code, number, went_out_first(3, points=[0, points, 20]))
+        assert response.status_code == 422, points
+        assert response.json()["seat_errors"] == {
+            "1": f"In round {number}, only cards that hold a book or a run, or a wild card kept "
+            f"after laying down, leave {points} points. If Ben kept such cards, tap them, then "
+            "confirm."
+        }
+    beyond = put_round(client, code, number, went_out_first(3, points=[0, 1000, 20]))
+    assert beyond.json()["seat_errors"]["1"].endswith(f"cost at most {most}.")
+    taken = put_round(client, code, number, went_out_first(3, points=[0, most, 20]))
+    assert taken.status_code == 200
+    assert taken.json()["rounds"][number - 1]["scores"] == [0, most, 20]
+
+
+def test_cards_holding_a_group_are_asked_about_then_saved_once_confirmed(client, new_game):
+    code = new_game()["code"]
+    play_to_round(client, code, 3)  # round 3: five cards, fives wild
+    held = {"cards": ["7H", "7S", "7C", "QD", "KD"]}
+    laid = {"cards": ["JOKER", "KH"]}  # two kept of five: three were laid down
+    asked = put_round(client, code, 3, [{"went_out": True}, held, laid])
+    assert asked.status_code == 422
+    body = asked.json()
+    assert body["seat_errors"] == {
+        "1": "Three Sevens make a book: were they laid down? If Ben kept them, confirm.",
+        "2": "Cy kept 2 of the 5 cards dealt, so Cy laid cards down, and the joker could have "
+        "joined them: was it kept? If Cy kept it, confirm.",
+    }
+    assert body["to_confirm"] == [1, 2]
+    confirmed = [{"went_out": True}, {**held, "confirmed": True}, {**laid, "confirmed": True}]
+    saved = put_round(client, code, 3, confirmed)
+    assert saved.status_code == 200
+    assert saved.json()["rounds"][2]["scores"] == [0, 7 * 3 + 12 + 13, 63]
+
+
+def test_confirmed_goes_with_cards_only(client, new_game):
+    code = new_game()["code"]
+    response = put_round(
+        client, code, 1, [{"went_out": True}, {"points": 150, "confirmed": True}, {"points": 13}]
+    )
+    assert response.status_code == 422
+    assert "confirmed goes with cards" in response.json()["detail"]

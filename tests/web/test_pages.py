@@ -338,3 +338,85 @@ def test_the_script_names_a_tapped_joker_as_the_server_does(client, new_game):
     [chip] = elements(tapped.text, "button", name="remove")
     [joker_key] = elements(tapped.text, "button", name="add", value="0:JOKER")
     assert chip["aria-label"] == "remove " + joker_key["data-name"] == "remove Joker"
+
+
+def test_tapped_cards_that_make_a_book_are_saved_once_confirmed_without_javascript(
+    client, new_game
+):
+    code = new_game()["code"]
+    url = f"/g/{code}/rounds/1"
+    asked = client.post(
+        url,
+        data=round_form(3, went_out="0", cards_1="JOKER,JOKER,JOKER", points_2="17", save="1"),
+        follow_redirects=False,
+    )
+    assert asked.status_code == 422
+    text = visible_text(asked.text)
+    assert "Three jokers make a book: were they laid down? If Ben kept them, confirm." in text
+    [confirm] = elements(asked.text, "button", name="confirm")
+    assert confirm["value"] == "1"
+    assert "Yes, Ben kept these cards: save" in visible_text(asked.text)
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] is None
+    # The page keeps every tap; the button sends them with the confirmation, and saves.
+    form = {e["name"]: e.get("value", "") for e in elements(asked.text, "input", type="hidden")}
+    assert form["cards_1"] == "JOKER,JOKER,JOKER"
+    saved = client.post(
+        url,
+        data=round_form(3, went_out="0", cards_1=form["cards_1"], points_2="17", confirm="1"),
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 150, 17]
+
+
+def test_a_confirmation_stays_with_its_cards_and_goes_when_they_change(client, new_game):
+    code = new_game()["code"]
+    url = f"/g/{code}/rounds/1"
+    # Ben's cards confirmed, but Cy's still asked about: Ben's confirmation is kept.
+    both = round_form(3, went_out="0", cards_1="7,7,7", cards_2="K,K,K", confirm="1")
+    asked = client.post(url, data=both)
+    assert asked.status_code == 422
+    assert [e["value"] for e in elements(asked.text, "button", name="confirm")] == ["2"]
+    assert elements(asked.text, "input", name="confirmed_1")[0]["value"] == "1"
+    assert "Three Kings make a book" in visible_text(asked.text)
+    # A tap without JavaScript changes Ben's cards: his confirmation goes with them.
+    tapped = client.post(url, data={**both, "confirmed_1": "1", "add": "1:7"})
+    assert not elements(tapped.text, "input", name="confirmed_1")
+    # Confirmed both: saved.
+    done = client.post(
+        url, data={**both, "confirmed_1": "1", "confirm": "2"}, follow_redirects=False
+    )
+    assert done.status_code == 303
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 21, 39]
+
+
+def test_a_typed_total_only_a_group_leaves_says_to_tap_the_cards(client, new_game):
+    code = new_game()["code"]
+    response = client.post(
+        f"/g/{code}/rounds/1",
+        data=round_form(3, went_out="0", points_1="150", points_2="13", save="1"),
+    )
+    assert response.status_code == 422
+    assert (
+        "In round 1, only cards that hold a book or a run, or a wild card kept after laying "
+        "down, leave 150 points. If Ben kept such cards, tap them, then confirm."
+    ) in visible_text(response.text)
+    assert not elements(response.text, "button", name="confirm")  # typed: nothing to confirm
+
+
+def test_correcting_a_round_does_not_ask_again_about_cards_confirmed_once(client, new_game):
+    code = new_game()["code"]
+    url = f"/g/{code}/rounds/1"
+    client.post(url, data=round_form(3, went_out="0", cards_1="7,7,7", points_2="13", confirm="1"))
+    page = client.get(url).text
+    assert elements(page, "input", name="confirmed_1")[0]["value"] == "1"
+    version = elements(page, "input", name="version")[0]["value"]
+    fixed = client.post(
+        url,
+        data=round_form(
+            3, went_out="0", cards_1="7,7,7", points_2="14", confirmed_1="1", version=version
+        ),
+        follow_redirects=False,
+    )
+    assert fixed.status_code == 303
+    assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 21, 14]

@@ -94,6 +94,13 @@ def test_typed_pile_points_must_be_reachable(client, new_game):
     assert response.status_code == 422
     refusal = "In pile 1 a player keeps 0 or 3 cards; 58 points cannot be left."
     assert refusal in response.json()["detail"]
+    # A pile of 5 (fives wild) never leaves 100: two jokers beside a book would join it.
+    response = put_round(client, code, 3, [{"points": 100}])
+    assert response.status_code == 422
+    assert response.json()["detail"] == (
+        "100 is too many: in pile 3 the cards a player keeps cost at most 96."
+    )
+    assert put_round(client, code, 3, [{"points": 96}]).status_code == 200
 
 
 def test_solitaire_has_no_tiebreak_and_nobody_joins(client, new_game):
@@ -316,7 +323,8 @@ def test_nobody_joins_or_leaves_a_finished_game(client, new_game):
 def test_deck_limits_follow_the_players_in_each_round(client, new_game):
     players = [f"P{i}" for i in range(8)]
     code = new_game(players)["code"]
-    seven_jokers = [{"went_out": True}, {"cards": ["JOKER"] * 3}, {"cards": ["JOKER"] * 3}]
+    three_jokers = {"cards": ["JOKER"] * 3, "confirmed": True}  # a book, kept all the same
+    seven_jokers = [{"went_out": True}, three_jokers, three_jokers]
     seven_jokers += [{"cards": ["JOKER"]}] + [{"cards": []}] * 4
     assert put_round(client, code, 1, seven_jokers).status_code == 200  # two games combined
     client.delete(f"/api/games/{code}/players/7")
@@ -354,8 +362,9 @@ def test_an_unknown_order_is_422(client):
 
 def test_round_one_of_kings_first_is_checked_at_thirteen_cards(client, new_game):
     code = new_game(order="down")["code"]
-    # With 3 cards dealt both would be refused; with 13, 122 is the most a kept hand costs.
-    response = put_round(client, code, 1, [{"went_out": True}, {"points": 3}, {"points": 122}])
+    # With 3 cards dealt both would be refused; with 13, 120 is the most a kept hand costs
+    # (thirteen naturals: a hand that laid cards down keeps no wild).
+    response = put_round(client, code, 1, [{"went_out": True}, {"points": 3}, {"points": 120}])
     assert response.status_code == 200, response.text
 
 
@@ -365,20 +374,29 @@ def test_round_one_of_kings_first_is_checked_at_thirteen_cards(client, new_game)
 # Round 1 deals 3 cards, threes wild: a player who did not go out keeps all 3, holding no
 # book or run. The cheapest such hand costs 13 (two fours and a five), the dearest 75 (a
 # joker, a king and a queen), and nothing costs 46 to 58 (45 is a three, a king and a queen;
-# 59 a joker, a four and a five).
+# 59 a joker, a four and a five). Three fours (12), a joker and two fours (58), a joker and
+# two kings (76) up to three jokers (150) are books: kept only if tapped and confirmed.
 KEPT_IN_ROUND_ONE = "In round 1 a player keeps 0 or 3 cards; {} points cannot be left."
 TOO_MANY_IN_ROUND_ONE = "{} is too many: in round 1 the cards a player keeps cost at most 75."
+HELD_IN_ROUND_ONE = (
+    "In round 1, only cards that hold a book or a run, or a wild card kept after laying "
+    "down, leave {} points. If Ben kept such cards, tap them, then confirm."
+)
 
 
 @pytest.mark.parametrize(
     ("points", "status", "message"),
     [
-        (12, 422, KEPT_IN_ROUND_ONE),
+        (4, 422, KEPT_IN_ROUND_ONE),
+        (12, 422, HELD_IN_ROUND_ONE),
         (13, 200, None),
-        (58, 422, KEPT_IN_ROUND_ONE),
+        (57, 422, KEPT_IN_ROUND_ONE),
+        (58, 422, HELD_IN_ROUND_ONE),
         (59, 200, None),
         (75, 200, None),
-        (76, 422, TOO_MANY_IN_ROUND_ONE),
+        (76, 422, HELD_IN_ROUND_ONE),
+        (150, 422, HELD_IN_ROUND_ONE),
+        (151, 422, TOO_MANY_IN_ROUND_ONE),
     ],
 )
 def test_round_one_typed_points(client, new_game, points, status, message):

@@ -286,9 +286,23 @@ def test_the_rules_page_agrees_with_the_rulebook(client):
         "House rule: some tables play the rounds in another order",
         "Crownkeeper's ruling: a group made only of wild cards counts",
         "Each pile's wild rank is its own size",
+        "keeps every card dealt or at least three fewer",
+        "A player who laid anything down keeps no wild card and no joker either",
+        "The rulebook: runs go from 3 up to King and never wrap around",
+        "an exact card appears only once in a run",
+        "The rulebook: a wild rank card can also play as its own rank",
+        "deals eleven piles face up: 3 cards, 4 cards, and so on up to 13",
+        "Three jokers make a book: were they laid down?",
     ]:
         assert statement in text, statement
     assert "2 to 7 players" not in text
+    assert "at most three fewer" not in text
+    # The rulebook's own rules are not marked as the app's rulings.
+    rulings = text.split("Crownkeeper's ruling")[1:]
+    assert not any(
+        ruling.lstrip(": ").startswith(("runs go", "a wild rank card", "the piles are laid"))
+        for ruling in rulings
+    )
     assert len(elements(page, "table", **{"class": "chart"})) == 1
     assert text.count("Wild card chart") == 1
 
