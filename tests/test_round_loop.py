@@ -163,3 +163,16 @@ def test_keep_the_saved_round_leaves_it_alone(client, new_game):
     assert response.status_code == 200
     assert "Enter round 2" in visible_text(response.text)
     assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 15, 16]
+
+
+def test_a_refused_save_puts_the_focus_on_the_seat_its_message_names(client, new_game):
+    """Without JavaScript too: the first seat with a message is focused (and so scrolled to)
+    as the page loads."""
+    code = new_game()["code"]
+    response = client.post(f"/g/{code}/rounds/1", data=round_form(3, went_out="0", cards_1="Q"))
+    assert response.status_code == 422
+    focused = [seat for seat in elements(response.text, "fieldset") if "autofocus" in seat]
+    assert [(seat["data-seat"], seat["tabindex"]) for seat in focused] == [("2", "-1")]
+    blank = client.get(f"/g/{code}").text
+    assert not any("autofocus" in seat for seat in elements(blank, "fieldset"))
+
