@@ -190,6 +190,8 @@
       pending.push(round);
       showKept();
       openNext(form, number).then(ck.bringUp);
+      // "Dee left. Undo" holds until the round after the leaving is saved: kept counts.
+      document.querySelectorAll(".left-note").forEach(function (line) { line.remove(); });
       say("Round " + number + " is kept on this phone and will be sent when the connection is back");
       askForSync();
     }, function () {

@@ -176,3 +176,25 @@ def test_a_refused_save_puts_the_focus_on_the_seat_its_message_names(client, new
     blank = client.get(f"/g/{code}").text
     assert not any("autofocus" in seat for seat in elements(blank, "fieldset"))
 
+
+def test_the_page_a_leaving_lands_on_offers_to_undo_it_until_the_next_save(client, new_game):
+    code = new_game(players=("Ann", "Ben", "Cy", "Dee"))["code"]
+    left = client.post(f"/g/{code}/players/3/leave", follow_redirects=True)
+    assert str(left.url).endswith(f"/g/{code}")
+    assert "Dee left. Undo" in visible_text(left.text)
+    (undo,) = elements(left.text, "form", **{"class": "left-note"})
+    assert undo["action"] == f"/g/{code}/players/3/return"
+    assert elements(left.text, "button", name="back", value="game")
+    # Undo lands back on the game, Dee seated for round 1 again.
+    back = client.post(undo["action"], data={"back": "game"}, follow_redirects=False)
+    assert back.status_code == 303 and back.headers["location"].endswith(f"/g/{code}")
+    page = client.get(f"/g/{code}").text
+    assert "Dee left." not in visible_text(page)
+    assert elements(page, "input", name="went_out", value="3")
+
+    client.post(f"/g/{code}/players/3/leave")
+    assert "Dee left. Undo" in visible_text(client.get(f"/g/{code}").text)
+    watcher = client.get(f"/g/{client.get(f'/api/games/{code}').json()['watch_code']}").text
+    assert "Dee left." not in visible_text(watcher)  # only the scorekeeper can undo it
+    client.post(f"/g/{code}/rounds/1", data=round_form(4, went_out="0", cards_1="Q", cards_2="K"))
+    assert "Dee left." not in visible_text(client.get(f"/g/{code}").text)

@@ -228,8 +228,10 @@ def leave_page(request: Request, code: Code, seat: int, session: SessionDep) -> 
 
 
 @router.post("/g/{code}/players/{seat}/return")
-def return_page(request: Request, code: Code, seat: int, session: SessionDep) -> Response:
-    """Seat again a player who left (the undo of leaving)."""
+def return_page(
+    request: Request, code: Code, seat: int, session: SessionDep, fields: FormFields
+) -> Response:
+    """Seat again a player who left (the undo of leaving): back to the page it came from."""
     game = page_game_for_change(session, code)
     state = game.state()
     try:
@@ -237,7 +239,8 @@ def return_page(request: Request, code: Code, seat: int, session: SessionDep) ->
     except GameError as error:
         session.rollback()
         return _players_response(request, state, leave_error=str(error), status_code=422)
-    return redirect(request, request.url_for("players_page", code=code))
+    back = "game_page" if fields.get("back") == "game" else "players_page"
+    return redirect(request, request.url_for(back, code=code))
 
 
 @router.post("/g/{code}/scorekeeper-code")

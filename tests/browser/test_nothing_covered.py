@@ -2,13 +2,14 @@
 wide), in light and dark. An error at Save comes into view with the focus on the seat it
 names; Save is never under the keys; every message the round loop shows sits in the flow,
 clear of the round's heading, the keys, Save and the choice it asks for; taps brought back
-say so."""
+say so; a player who left can be seated again from the page the leaving lands on."""
 
 import re
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import SCREENS
 from tests.browser.test_round_at_the_table import fail_saves_of_round_one, tap
 from tests.browser.test_table_changes import tap as tap_suits
 
@@ -263,3 +264,52 @@ def test_taps_brought_back_say_so_and_clear(screen, live_server, screenshots):
     totals = screen.get_by_role("region", name="Totals").get_by_role("listitem")
     expect(totals.first).to_contain_text("4")
 
+
+def test_a_player_who_left_is_one_tap_from_coming_back(screen, live_server, screenshots):
+    base = live_server.url
+    game = new_game(screen, base, ("Ann", "Ben", "Cy", "Dee"))
+    screen.goto(f"{base}/g/{game['code']}/players")
+    screen.get_by_role("button", name="Dee leaves the game").click()
+    expect(screen).to_have_url(f"{base}/g/{game['code']}")
+    left = screen.get_by_text("Dee left.")
+    covers_nothing(screen, left)
+    shoot(screen, screenshots, "dee-left")
+    left.get_by_role("button", name="Undo").click()
+    expect(screen).to_have_url(f"{base}/g/{game['code']}")
+    expect(screen.get_by_label("Dee went out")).to_be_visible()
+    expect(screen.get_by_text("Dee left.")).to_have_count(0)
+
+    # Left again: the note stays until the next round is saved.
+    screen.goto(f"{base}/g/{game['code']}/players")
+    screen.get_by_role("button", name="Dee leaves the game").click()
+    expect(screen.get_by_text("Dee left.")).to_be_visible()
+    screen.reload()
+    expect(screen.get_by_text("Dee left.")).to_be_visible()
+    screen.get_by_label("Ann went out").check()
+    tap(screen, "Ben", "Queen")
+    tap(screen, "Cy", "King")
+    screen.get_by_role("button", name="Save round 1").click()
+    expect(screen.get_by_role("status").filter(has_text="Round 1 saved")).to_be_visible()
+    expect(screen.get_by_text("Dee left.")).to_have_count(0)
+
+
+def test_leaving_and_coming_back_without_javascript(browser, live_server):
+    context = browser.new_context(
+        viewport=SCREENS["390-light"][0], java_script_enabled=False, device_scale_factor=2
+    )
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    base = live_server.url
+    try:
+        game = page.request.post(
+            base + "/api/games", data={"players": ["Ann", "Ben", "Cy", "Dee"]}
+        ).json()
+        page.goto(f"{base}/g/{game['code']}/players")
+        page.get_by_role("button", name="Dee leaves the game").click()
+        expect(page).to_have_url(f"{base}/g/{game['code']}")
+        page.get_by_text("Dee left.").get_by_role("button", name="Undo").click()
+        expect(page).to_have_url(f"{base}/g/{game['code']}")
+        expect(page.get_by_label("Dee went out")).to_be_visible()
+        expect(page.get_by_text("Dee left.")).to_have_count(0)
+    finally:
+        context.close()
