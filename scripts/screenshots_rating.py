@@ -33,6 +33,7 @@ GAMES = [
 
 def main():
     from playwright.sync_api import sync_playwright
+
     from tests.browsers import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer
 
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -115,7 +115,14 @@
     if (element) element.textContent = message;
   }
 
+  // A message in the seat, above its chips, comes and goes with taps: the page scrolls by
+  // what it moved, so the keys stay under the finger.
   function tap(button) {
+    var pad = button.closest("fieldset.seat").querySelector(".keypad"), top = pad.getBoundingClientRect().top;
+    change(button);
+    scrollBy(0, pad.getBoundingClientRect().top - top);
+  }
+  function change(button) {
     var form = button.form;
     var seat = button.closest("fieldset.seat");
     var name = seat.querySelector(".seat-name").textContent;

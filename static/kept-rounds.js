@@ -160,7 +160,7 @@
   function gameCode() { var g = game(); return g && g.dataset.code; }
   function say(text) {
     var note = document.getElementById("saved-note");
-    if (note) { note.classList.remove("over"); note.textContent = text; }
+    if (note) { note.style.visibility = ""; note.textContent = text; }
   }
 
   function seatsOf(form) {
@@ -189,7 +189,9 @@
       try { window.localStorage.removeItem("crownkeeper-draft:" + form.dataset.draft); } catch (error) { /* private mode */ }
       pending.push(round);
       showKept();
-      openNext(form, number);
+      openNext(form, number).then(ck.bringUp);
+      // "Dee left. Undo" holds until the round after the leaving is saved: kept counts.
+      document.querySelectorAll(".left-note").forEach(function (line) { line.remove(); });
       say("Round " + number + " is kept on this phone and will be sent when the connection is back");
       askForSync();
     }, function () {
@@ -384,7 +386,7 @@
   function cannotSend() {
     var note = document.getElementById("saved-note");
     if (!note) return;
-    note.classList.remove("over");
+    note.style.visibility = "";
     note.textContent = "The rounds kept on this phone cannot be sent: the server no longer takes them for this game (its link replaced, or the game deleted or over). ";
     var discard = document.createElement("button");
     discard.type = "button";

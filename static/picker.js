@@ -93,6 +93,14 @@
     }
     dialog.close();
   });
+  // A pile laid out: its Save at the top of the answer, and the answer in sight.
+  document.addEventListener("htmx:after:swap", function () {
+    var result = document.getElementById("pile-result");
+    var save = result && result.querySelector(".pile-save-button");
+    if (!save) return;
+    result.scrollTop = 0;
+    save.scrollIntoView({ block: "nearest" });
+  });
   document.addEventListener("htmx:after:settle", function (event) {
     var dialog = event.target.closest && event.target.closest("dialog.whole-hand");
     if (dialog && dialog.dataset.focusFirst) { delete dialog.dataset.focusFirst; focusFirstCard(dialog); }

@@ -5,16 +5,18 @@
   "use strict";
   var ck = window.crownkeeper, cardsOf = ck.cardsOf, setCards = ck.setCards, showWentOut = ck.showWentOut, say = ck.say;
   var DRAFT = "crownkeeper-draft:";
-  function draftOf(form) {
-    return JSON.stringify({
+  // A draft: who went out and each seat's [cards, typed points, laid everything down], with
+  // the time of its last tap (at) once kept.
+  function entriesOf(form) {
+    return {
       out: (form.querySelector("input[name=went_out]:checked") || {}).value,
       seats: Array.from(form.querySelectorAll("fieldset.seat"), function (seat) {
         return [cardsOf(seat), seat.querySelector('input[name^="points_"]').value, seat.querySelector("input[name^=zero_]").checked];
       }),
-    });
+    };
   }
+  function draftOf(form) { return JSON.stringify(entriesOf(form)); }
   function blankDraft(draft) {
-    draft = JSON.parse(draft);
     return !draft.out && draft.seats.every(function (seat) { return !seat[0].length && !seat[1] && !seat[2]; });
   }
   function store(action, key, value) {
@@ -22,8 +24,9 @@
   }
   function keepDraft(form) {
     if (!form || form.dataset.restoring) return;
-    var draft = draftOf(form);
-    store(blankDraft(draft) ? "removeItem" : "setItem", DRAFT + form.dataset.draft, draft);
+    var draft = entriesOf(form);
+    draft.at = Date.now();
+    store(blankDraft(draft) ? "removeItem" : "setItem", DRAFT + form.dataset.draft, JSON.stringify(draft));
   }
   function note(form, className, text, button) {
     var notes = form.querySelector(".entry-notes");
@@ -32,29 +35,40 @@
     line.textContent = text + " ";
     if (button) line.append(button);
   }
-  function restoreDraft(form) {
-    if (form.dataset.checked) return;
-    form.dataset.checked = 1;
-    var draft = store("getItem", DRAFT + form.dataset.draft);
-    if (!draft || draft === draftOf(form)) return;
+  // The entries of a draft put in the form (no draft: a blank round).
+  function fill(form, kept) {
     form.dataset.restoring = 1;
-    var kept = JSON.parse(draft);
     form.querySelectorAll("input[name=went_out]").forEach(function (radio) { radio.checked = radio.value === kept.out; });
     form.querySelectorAll("fieldset.seat").forEach(function (seat, index) {
       var entry = kept.seats[index] || [[], "", false];
       var typed = seat.querySelector('input[name^="points_"]');
       typed.value = entry[1];
       if (entry[1]) typed.closest("details").open = true;
+      say(seat.querySelector(".error"), "");
       setCards(seat, entry[0]);
       seat.querySelector("input[name^=zero_]").checked = entry[2];
     });
     showWentOut(form);
     delete form.dataset.restoring;
+  }
+  function clock(at) {
+    var when = new Date(at), time = when.toTimeString().slice(0, 5);
+    return when.toDateString() === new Date().toDateString() ? time : when.toDateString().slice(4, 10) + ", " + time;
+  }
+  // Taps this phone kept for a round not saved yet come back, and say so, with a way out.
+  function restoreDraft(form) {
+    var kept = JSON.parse(store("getItem", DRAFT + form.dataset.draft) || "null");
+    if (!kept) return;
+    var at = kept.at;
+    delete kept.at;
+    if (JSON.stringify(kept) === draftOf(form)) return;
+    fill(form, kept);
     var clear = document.createElement("button");
     clear.type = "button";
     clear.className = "clear-draft";
-    clear.textContent = "Clear them";
-    note(form, "restored", "Restored entries you had not saved yet.", clear);
+    clear.textContent = "Clear";
+    note(form, "restored", (form.hasAttribute("data-tiebreak") ? "The tie-break round" : "Round " + form.dataset.round) +
+      "'s taps" + (at ? " from " + clock(at) : "") + " are back.", clear);
   }
   document.addEventListener("click", function (event) {
     var button = event.target.closest(".clear-draft, .try-again, button[name=keep]");
@@ -63,8 +77,20 @@
     if (button.name === "keep") { store("removeItem", DRAFT + form.dataset.draft); return; }
     if (button.className === "try-again") { form.requestSubmit(form.querySelector("button.save")); return; }
     store("removeItem", DRAFT + form.dataset.draft);
-    window.location.reload();
+    fill(form, { seats: [] });
+    button.parentNode.remove();
+    form.querySelector("input[name=went_out]").focus({ preventScroll: true });
   });
+
+  // A save the server refused: the seat its message names (the server marks it autofocus),
+  // else the choice or the table's message, scrolled into view and given the focus.
+  function showProblem(form) {
+    var problem = form.querySelector("fieldset[autofocus], .conflict, .table-errors:not(:empty)");
+    if (!problem) return;
+    problem.scrollIntoView({ block: problem.matches(".table-errors") ? "center" : "start" });
+    problem.tabIndex = -1;
+    problem.focus({ preventScroll: true });
+  }
 
   function saveButton(form, busy) {
     var save = form.querySelector("button.save");
@@ -107,6 +133,13 @@
     alert.scrollIntoView({ block: "center" });
   }
 
+  // The round on screen from its top, with the notes above it (what was saved or kept).
+  ck.bringUp = function () {
+    var notes = document.querySelector("#game .notes"), status = document.getElementById("status");
+    if (notes) notes.scrollIntoView({ block: "start" });
+    if (status) status.focus({ preventScroll: true });
+  };
+
   var savedTimer;
   function announceSave() {
     var game = document.querySelector("#game[data-saved]");
@@ -119,14 +152,11 @@
       if (key.indexOf(prefix) === 0) store("removeItem", key);
     });
     saved.textContent = game.dataset.savedText || "Round " + number + " saved";
-    // Once the game is over the note sits low, off the "Game over" heading.
-    saved.classList.toggle("over", game.hasAttribute("data-over"));
     clearTimeout(savedTimer);
-    savedTimer = setTimeout(function () { saved.textContent = ""; }, 6000);
+    // Hidden, its room kept: nothing under it moves when it goes.
+    savedTimer = setTimeout(function () { saved.style.visibility = "hidden"; }, 6000);
     if (window.location.search) history.replaceState(null, "", window.location.pathname);
-    var status = document.getElementById("status");
-    status.scrollIntoView({ block: "start" });
-    status.focus({ preventScroll: true });
+    ck.bringUp();
   }
 
   function showOtherPhoneSave(form) {
@@ -134,7 +164,7 @@
     if (!row || !form.hasAttribute("data-fresh") || form.saving) return;
     var cells = row.querySelectorAll("td");
     // "Your taps are kept" only when there are taps to keep.
-    var tapped = !blankDraft(draftOf(form));
+    var tapped = !blankDraft(entriesOf(form));
     note(form, "other-phone", "Another phone saved round " + form.dataset.round + " a moment ago. What it saved is shown beside each player" +
       (tapped ? "; your taps are kept here, not saved." : "."));
     form.querySelectorAll("fieldset.seat").forEach(function (seat, index) {
@@ -148,7 +178,11 @@
   function roundEntry() {
     announceSave();
     document.querySelectorAll("form.entry").forEach(function (form) {
-      restoreDraft(form);
+      if (!form.dataset.checked) {
+        form.dataset.checked = 1;
+        restoreDraft(form);
+        showProblem(form);
+      }
       showOtherPhoneSave(form);
     });
   }

@@ -15,6 +15,14 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 PHONE = {"width": 390, "height": 844}
+# The phone, and the same phone at 200% zoom (half as many CSS pixels each way), each in
+# light and dark: where issue 28 checks that nothing is hidden or covered.
+SCREENS = {
+    "390-light": (PHONE, "light"),
+    "390-dark": (PHONE, "dark"),
+    "195-light": ({"width": 195, "height": 422}, "light"),
+    "195-dark": ({"width": 195, "height": 422}, "dark"),
+}
 
 
 @pytest.fixture(scope="session")
@@ -55,6 +63,31 @@ def phone(browser, live_server):
     )
     page = context.new_page()
     page.set_default_timeout(5000)
+    yield page
+    context.close()
+    assert outside == [], f"the page asked for things outside the server: {outside}"
+
+
+@pytest.fixture(params=list(SCREENS))
+def screen(request, browser, live_server):
+    """A fresh page at each of SCREENS (its name in page.label); any request off 127.0.0.1
+    fails the test."""
+    viewport, scheme = SCREENS[request.param]
+    context = browser.new_context(
+        viewport=viewport, color_scheme=scheme, device_scale_factor=2, has_touch=True
+    )
+    outside = []
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(live_server.url)
+            else (outside.append(route.request.url), route.abort())
+        ),
+    )
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    page.label = request.param
     yield page
     context.close()
     assert outside == [], f"the page asked for things outside the server: {outside}"

@@ -18,9 +18,10 @@ from .rendering import redirect, render, templates
 
 router = APIRouter()
 
-# The pages' own background colours (static/app.css, --bg light and dark).
+# The light page's background (static/app.css, --bg): the manifest has one colour for
+# both schemes, and a phone in light mode starts on a light page. Dark mode gets its own
+# through the pages' theme-color meta tags.
 LIGHT_BACKGROUND = "#fbf8f1"
-DARK_BACKGROUND = "#141418"
 
 
 @functools.cache
@@ -58,7 +59,7 @@ def manifest() -> Response:
         "start_url": "./",
         "scope": "./",
         "display": "standalone",
-        "theme_color": DARK_BACKGROUND,
+        "theme_color": LIGHT_BACKGROUND,
         "background_color": LIGHT_BACKGROUND,
         "icons": [
             {"src": "static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},

@@ -207,12 +207,15 @@ def leave_page(request: Request, code: Code, seat: int, session: SessionDep) -> 
 
 
 @router.post("/g/{code}/players/{seat}/return")
-def return_page(request: Request, code: Code, seat: int, session: SessionDep) -> Response:
-    """Seat again a player who left (the undo of leaving)."""
+def return_page(
+    request: Request, code: Code, seat: int, session: SessionDep, fields: FormFields
+) -> Response:
+    """Seat again a player who left (the undo of leaving): back to the page it came from."""
     game = page_game_for_change(session, code)
     _players_again(request, game.state())
     return_player(session, game=game, seat=seat)
-    return redirect(request, request.url_for("players_page", code=code))
+    back = "game_page" if fields.get("back") == "game" else "players_page"
+    return redirect(request, request.url_for(back, code=code))
 
 
 @router.post("/g/{code}/scorekeeper-code")

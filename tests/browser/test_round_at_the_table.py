@@ -60,12 +60,14 @@ def test_a_reload_restores_the_taps_until_the_round_is_saved(phone, live_server,
     phone.get_by_label("Ann went out").check()
     tap(phone, "Ben", "Queen", "Seven")
     phone.reload()
-    expect(phone.get_by_text("Restored entries you had not saved yet")).to_be_visible()
+    # What the phone brought back says so, with the time of the last tap.
+    back = phone.get_by_text(re.compile(r"^Round 1's taps from \d\d:\d\d are back\."))
+    expect(back).to_be_visible()
     phone.screenshot(path=screenshots / "round-restored.png")
     expect(phone.get_by_label("Ben's points")).to_have_text("19")
     expect(phone.get_by_label("Ann went out")).to_be_checked()
-    phone.get_by_role("button", name="Clear them").click()
-    expect(phone.get_by_text("Restored entries")).to_have_count(0)
+    back.get_by_role("button", name="Clear", exact=True).click()
+    expect(phone.get_by_text("are back")).to_have_count(0)
     expect(phone.get_by_label("Ann went out")).not_to_be_checked()
     expect(phone.get_by_role("button", name=re.compile("^remove"))).to_have_count(0)
 
@@ -78,7 +80,7 @@ def test_a_reload_restores_the_taps_until_the_round_is_saved(phone, live_server,
     expect_saved(phone, 1, "Fours")
     phone.reload()
     expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
-    expect(phone.get_by_text("Restored entries")).to_have_count(0)
+    expect(phone.get_by_text("are back")).to_have_count(0)
     expect_total(phone, "Ann", 50)
 
 
@@ -285,4 +287,4 @@ def test_keep_the_saved_round_drops_this_phones_entries(phone, browser, live_ser
     expect(phone.get_by_role("heading", name="Enter round 2")).to_be_visible()
     expect_total(phone, "Ann", 4)
     phone.reload()
-    expect(phone.get_by_text("Restored entries")).to_have_count(0)
+    expect(phone.get_by_text("are back")).to_have_count(0)

@@ -3,6 +3,7 @@ ROOT_PATH too, the icons drawn from the crown by their script, and a round sent 
 first answer lost to a Wi-Fi drop) saved once."""
 
 import json
+import re
 import struct
 
 import pytest
@@ -26,7 +27,8 @@ def test_the_manifest_names_the_app_and_its_icons(client):
     assert manifest["display"] == "standalone"
     assert manifest["start_url"] == manifest["scope"] == "./"  # the app's root, as served
     css = (installable.STATIC_DIR / "app.css").read_text()
-    assert manifest["background_color"] in css and manifest["theme_color"] in css
+    light_page = re.search(r"--bg: (#[0-9a-f]{6})", css)[1]  # the first :root, light mode
+    assert manifest["background_color"] == manifest["theme_color"] == light_page
     sizes = {(icon["sizes"], icon.get("purpose", "any")) for icon in manifest["icons"]}
     assert {("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")} == sizes
     for icon in manifest["icons"]:

@@ -163,3 +163,38 @@ def test_keep_the_saved_round_leaves_it_alone(client, new_game):
     assert response.status_code == 200
     assert "Enter round 2" in visible_text(response.text)
     assert client.get(f"/api/games/{code}").json()["rounds"][0]["scores"] == [0, 15, 16]
+
+
+def test_a_refused_save_puts_the_focus_on_the_seat_its_message_names(client, new_game):
+    """Without JavaScript too: the first seat with a message is focused (and so scrolled to)
+    as the page loads."""
+    code = new_game()["code"]
+    response = client.post(f"/g/{code}/rounds/1", data=round_form(3, went_out="0", cards_1="Q"))
+    assert response.status_code == 422
+    focused = [seat for seat in elements(response.text, "fieldset") if "autofocus" in seat]
+    assert [(seat["data-seat"], seat["tabindex"]) for seat in focused] == [("2", "-1")]
+    blank = client.get(f"/g/{code}").text
+    assert not any("autofocus" in seat for seat in elements(blank, "fieldset"))
+
+
+def test_the_page_a_leaving_lands_on_offers_to_undo_it_until_the_next_save(client, new_game):
+    code = new_game(players=("Ann", "Ben", "Cy", "Dee"))["code"]
+    left = client.post(f"/g/{code}/players/3/leave", follow_redirects=True)
+    assert str(left.url).endswith(f"/g/{code}")
+    assert "Dee left. Undo" in visible_text(left.text)
+    (undo,) = elements(left.text, "form", **{"class": "left-note"})
+    assert undo["action"] == f"/g/{code}/players/3/return"
+    assert elements(left.text, "button", name="back", value="game")
+    # Undo lands back on the game, Dee seated for round 1 again.
+    back = client.post(undo["action"], data={"back": "game"}, follow_redirects=False)
+    assert back.status_code == 303 and back.headers["location"].endswith(f"/g/{code}")
+    page = client.get(f"/g/{code}").text
+    assert "Dee left." not in visible_text(page)
+    assert elements(page, "input", name="went_out", value="3")
+
+    client.post(f"/g/{code}/players/3/leave")
+    assert "Dee left. Undo" in visible_text(client.get(f"/g/{code}").text)
+    watcher = client.get(f"/g/{client.get(f'/api/games/{code}').json()['watch_code']}").text
+    assert "Dee left." not in visible_text(watcher)  # only the scorekeeper can undo it
+    client.post(f"/g/{code}/rounds/1", data=round_form(4, went_out="0", cards_1="Q", cards_2="K"))
+    assert "Dee left." not in visible_text(client.get(f"/g/{code}").text)
