@@ -64,20 +64,21 @@ def test_limits_keep_what_was_tapped(phone, live_server):
     start_game(phone, live_server.url, ["Ann", "Ben"])
     phone.get_by_text("Enter round 1").click()
     ben = phone.get_by_role("group", name="Add a card to Ben's hand")
-    for _ in range(4):
-        ben.get_by_role("button", name="K King", exact=True).click()
+    # Not three Kings: they make a book, which the page would ask about first.
+    for key in ("K King", "Q Queen", "J Jack", "K King"):
+        ben.get_by_role("button", name=key, exact=True).click()
     expect(
         phone.get_by_text("only 3 were dealt", exact=False).or_(
             phone.get_by_text("cannot have more than 3 cards")
         )
     ).to_be_visible()
-    expect(phone.get_by_label("Ben's points")).to_have_text("39")
+    expect(phone.get_by_label("Ben's points")).to_have_text("36")
     phone.get_by_role("button", name="Save round 1").click()  # nobody went out yet
     expect(phone.get_by_text("Choose the player who went out first.")).to_be_visible()
-    expect(phone.get_by_role("button", name="remove King")).to_have_count(3)
+    expect(phone.get_by_role("group", name="Ben's cards").get_by_role("button")).to_have_count(3)
     phone.get_by_label("Ann went out").check()
     phone.get_by_role("button", name="Save round 1").click()
-    expect_total(phone, "Ben", 39)
+    expect_total(phone, "Ben", 36)
 
 
 def test_a_whole_game_to_the_winner(phone, live_server, screenshots):
@@ -89,7 +90,9 @@ def test_a_whole_game_to_the_winner(phone, live_server, screenshots):
         for name in ["Ann", "Ben", "Cy", "Dee"]:
             if name != winner:
                 keypad = phone.get_by_role("group", name=f"Add a card to {name}'s hand")
-                keypad.get_by_role("button", name="K King", exact=True).click()
+                # Kings are wild in round 11, and no wild is kept after laying down.
+                key = "Q Queen" if number == 11 else "K King"
+                keypad.get_by_role("button", name=key, exact=True).click()
         phone.get_by_role("button", name=f"Save round {number}").click()
         if number < 11:
             expect(phone.get_by_text(f"Round {number + 1} of 11")).to_be_visible()

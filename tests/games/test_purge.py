@@ -11,6 +11,7 @@ from app import housekeeping
 from app.db import make_engine
 from app.games import purge_deleted
 from app.main import create_app
+from tests.aio import run_scenario
 from tests.tables_helpers import new_table, play, table_game
 
 ROWS_OF_A_GAME = {
@@ -93,7 +94,7 @@ def test_the_daily_purge_runs_again_and_again(monkeypatch):
         await asyncio.sleep(0.1)
         task.cancel()
 
-    asyncio.run(run_a_while())
+    run_scenario(run_a_while)
     assert len(calls) >= 3 and set(calls) == {"sessions"}
 
 
