@@ -248,6 +248,10 @@ def test_taps_brought_back_say_so_and_clear(screen, live_server, screenshots):
     """The family's find: a half-tapped round came back, and new taps were added to it."""
     new_game(screen, live_server.url)
     tap(screen, "Ann", "Seven")
+    # The draft is written once the entry's script has come (fetched on the first tap).
+    screen.wait_for_function(
+        "() => Object.keys(localStorage).some(k => k.startsWith('crownkeeper-draft:'))"
+    )
     screen.reload()
     back = screen.get_by_text(re.compile(r"^Round 1's taps from \d\d:\d\d are back\."))
     expect(back).to_be_visible()
