@@ -17,7 +17,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor icons bench-live bench-solver bench-page bench-taps bench-abuse bench-table bench-scale clean
+.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor icons bench-live bench-solver bench-page bench-taps bench-abuse bench-table bench-scale i18n clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -164,6 +164,20 @@ bench-table: $(VENV)/.installed-test
 
 bench-scale: $(VENV)/.installed-bench
 	$(WITH_POSTGRES) $(BIN)/python bench/scale.py
+
+# --- languages ---
+
+# Extract every marked string into app/locale/messages.pot and bring each language's .po up to
+# date (new strings empty, gone ones dropped): then translate what is empty or fuzzy.
+# tests/test_i18n.py fails until every catalogue is complete and compiles.
+I18N_LANGUAGES := de fr es nl
+i18n: $(VENV)/.installed-test
+	$(BIN)/pybabel -q extract -F babel.cfg -k lazy --no-location --sort-output --omit-header \
+		--no-wrap -o app/locale/messages.pot .
+	for lang in $(I18N_LANGUAGES); do \
+		$(BIN)/pybabel -q update -i app/locale/messages.pot -d app/locale -l $$lang \
+			--init-missing --ignore-obsolete --no-wrap || exit 1; \
+	done
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 

@@ -34,7 +34,17 @@ from .guards import (
 from .proxy import ForwardedHostMiddleware, ProxyHeadersMiddleware
 from .ratelimit import CreateLimiter
 from .tables import forget_games, record_change
-from .web import api, errors, installable, pages, piles, stream, table_pages, tables_api
+from .web import (
+    api,
+    errors,
+    installable,
+    languages,
+    pages,
+    piles,
+    stream,
+    table_pages,
+    tables_api,
+)
 
 SWITCH_INTERVAL_S = 0.0005
 
@@ -133,6 +143,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.include_router(piles.router)
     app.include_router(stream.router)
     app.include_router(installable.router)
+    app.include_router(languages.router)
     errors.install(app)
     # Listed innermost first: each add_middleware wraps the ones before it. Requests pass
     # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,
@@ -149,6 +160,8 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.add_middleware(HeadMiddleware)
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=chosen.forwarded_allow_ips)
     app.add_middleware(ForwardedHostMiddleware, trusted=chosen.forwarded_allow_ips)
+    # Refusals and errors too are in the reader's language.
+    app.add_middleware(languages.LanguageMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(StreamStartGate)
     # A start refused by the lifespan (the database in use, not Crownkeeper's) in one line.

@@ -7,6 +7,7 @@ import functools
 import io
 import re
 from typing import Any
+from urllib.parse import urlencode
 
 import segno
 from fastapi import Request
@@ -16,6 +17,7 @@ from jinja2.runtime import Context
 from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
 
+from .. import i18n
 from ..addresses import shared_base
 from ..caches import Recent
 from ..config import TEMPLATES_DIR
@@ -27,6 +29,34 @@ from ..rules.solver import has_wild_only_group
 from .forms import RoundForm, card_face, chip_face, keypad, suit_grid
 
 templates = Jinja2Blocks(directory=TEMPLATES_DIR)
+templates.env.add_extension("jinja2.ext.i18n")
+# Jinja's own i18n: {% trans %} blocks and _() in templates, in the language of the moment
+# (app/i18n.py). New style: placeholders are named and the values escaped.
+templates.env.install_gettext_callables(  # type: ignore[attr-defined]
+    gettext=i18n.gettext, ngettext=i18n.ngettext, pgettext=i18n.pgettext, newstyle=True
+)
+templates.env.filters.update(
+    date=i18n.format_date,
+    datetime=i18n.format_datetime,
+    time=i18n.format_time,
+    number=i18n.format_number,
+    percent=i18n.format_percent,
+)
+
+
+@pass_context
+def language_links(context: Context) -> list[tuple[str, str, str]]:
+    """The language switch: each language's code, own name, and the link that chooses it and
+    comes back to this page."""
+    request: Request = context["request"]
+    # The page again, without a ?lang= that would outvote the new choice.
+    query = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "lang"])
+    back = request.url.path + (f"?{query}" if query else "")
+    switch = url_path_for(request, "choose_language")
+    return [
+        (code, name, f"{switch}?{urlencode({'to': code, 'back': back})}")
+        for code, name in i18n.LANGUAGES.items()
+    ]
 
 
 @pass_context
@@ -41,6 +71,10 @@ templates.env.globals.update(
     chip_face=chip_face,
     suit_grid=suit_grid,
     url_for=url_path,
+    language=i18n.language,
+    language_links=language_links,
+    LANGUAGES=i18n.LANGUAGES,
+    plural_rule=i18n.plural_rule,
     RANK_CODES=RANK_CODES,
     RANK_PLURALS=RANK_PLURALS,
     ROUND_COUNT=ROUND_COUNT,
