@@ -93,6 +93,11 @@ def start(*, chosen: str | None, accepted: str | None) -> None:
     _language.set(chosen or accepted or DEFAULT)
 
 
+def chosen() -> bool:
+    """Whether the reader chose the language (address or cookie): a table's then gives way."""
+    return _chosen.get()
+
+
 def prefer(table_language: str | None) -> None:
     """A table's pages are in the table's language unless the reader chose their own."""
     if table_language in LANGUAGES and not _chosen.get():

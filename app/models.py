@@ -122,6 +122,8 @@ class PlayTable(SQLModel, table=True):
     watch_code: str = Field(unique=True, max_length=64)
     name: str = Field(max_length=60)
     created_at: datetime = Field(default_factory=utc_now)
+    language: str | None = Field(default=None, max_length=8)
+    """The language of the table's pages for readers who chose none (app/i18n.py)."""
 
 
 class TableVersion(SQLModel, table=True):

@@ -121,7 +121,8 @@ def test_no_private_name_crosses_a_module_boundary():
     for name, path in app_modules().items():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or node.level):
-                private = [a.name for a in node.names if a.name.startswith("_")]
+                # gettext's _ (app/i18n.py) is the one name spelt so by convention.
+                private = [a.name for a in node.names if a.name.startswith("_") and a.name != "_"]
                 assert not private, f"{name} imports {private}"
 
 

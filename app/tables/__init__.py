@@ -2,6 +2,7 @@
 operations and the one read of a table), sums.py (each game's copy and the stats, kept in
 step with every change to a game)."""
 
+from .language import language_of_game, set_language
 from .listing import find_tables
 from .service import (
     check_keeper_code,
@@ -41,6 +42,8 @@ from .state import (
 from .sums import ImportedGame, forget_games, imported_game, record_change
 
 __all__ = [
+    "language_of_game",
+    "set_language",
     "TABLE_NAME_LENGTH",
     "DeletedGame",
     "NoSuchPerson",

@@ -80,7 +80,7 @@ def load_table(
     newest first (only the newest games_limit when given), each person's head to head
     against those they played most. With a period, its season too: stats and head to head
     over the games finished then, streaks, records and ratings."""
-    table = _find(session, code, for_edit=False)
+    table = find_row(session, code, for_edit=False)
     state = _state(session, table, games_limit=games_limit)
     chosen = seasons.season(
         session,
@@ -107,7 +107,7 @@ def load_person(
     """The table over the season (no games listed) and one of its people, with their whole
     head to head; PersonMerged (naming who they are one with) when they were merged away,
     NoSuchPerson when they were never at the table."""
-    table = _find(session, code, for_edit=False)
+    table = find_row(session, code, for_edit=False)
     state = load_table(session, code=code, games_limit=0, period=period)
     chosen = next((person for person in state.people if person.id == person_id), None)
     if chosen is None:
@@ -124,14 +124,14 @@ def load_person(
 
 def is_keeper_code(session: Session, *, code: str) -> bool:
     """True for a table's scorekeeper code, False for its watch code; TableNotFound else."""
-    table = _find(session, code, for_edit=False)
+    table = find_row(session, code, for_edit=False)
     session.rollback()
     return code == table.code
 
 
 def check_keeper_code(session: Session, *, code: str) -> None:
     """TableNotFound or ReadOnlyTable unless code is a table's scorekeeper code."""
-    _find(session, code)
+    find_row(session, code)
     session.rollback()
 
 
@@ -149,7 +149,7 @@ def start_game(
     new names become new people of the table (TableError beyond max_people in all). One
     transaction, the table locked first: games started at once count each other's people."""
     begin_write(session)
-    table_id = _find(session, table_code, lock=True).id or 0
+    table_id = find_row(session, table_code, lock=True).id or 0
     if max_people is not None:
         keys = {folded(name) for name in games.clean_names(players)}
         known = session.exec(select(Person.folded_name).where(Person.table_id == table_id)).all()
@@ -190,7 +190,7 @@ def open_table_game(session: Session, *, code: str) -> OpenGame:
 def rename_person(session: Session, *, table_code: str, person_id: int, name: str) -> TableState:
     """Give a person a new name; their games and stats stay theirs."""
     begin_write(session)
-    table = _find(session, table_code, lock=True)
+    table = find_row(session, table_code, lock=True)
     person = _person(session, table, person_id)
     if not name.strip():
         raise TableError("A person needs a name.")
@@ -233,7 +233,7 @@ def check_room_for(session: Session, *, game_id: int, name: str, max_people: int
 def person_named(session: Session, *, table_code: str, name: str) -> int:
     """The id of the table's person with this name (as names.folded matches); TableError
     when nobody at the table has it."""
-    table = _find(session, table_code, for_edit=False)
+    table = find_row(session, table_code, for_edit=False)
     try:
         wanted = folded(name)
     except UnreadableText as error:
@@ -251,7 +251,7 @@ def person_named(session: Session, *, table_code: str, name: str) -> int:
 def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: int) -> TableState:
     """Make two people one (a misspelt name): merge_id's games and stats become keep_id's."""
     begin_write(session)
-    table = _find(session, table_code, lock=True)
+    table = find_row(session, table_code, lock=True)
     keep = _person(session, table, keep_id)
     merged = _person(session, table, merge_id)
     if keep.id == merged.id:
@@ -288,7 +288,7 @@ def link_imported(
     How many were added; TableError when the people would pass max_people (every game of
     the import removed)."""
     begin_write(session)
-    table = _find(session, table_code, lock=True)
+    table = find_row(session, table_code, lock=True)
     table_id = table.id or 0
     known = _linked_sources(session, table_id)
     fresh = [game for game in imported if game.source_id not in known]
@@ -320,7 +320,7 @@ def link_imported(
 def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> int:
     """How many people the table would have with these names among them (names match
     people as tables match them: names.folded)."""
-    table = _find(session, table_code, for_edit=False)
+    table = find_row(session, table_code, for_edit=False)
     known = set(session.exec(select(Person.folded_name).where(Person.table_id == table.id)).all())
     for name in names:
         try:
@@ -332,7 +332,7 @@ def people_after(session: Session, *, table_code: str, names: Sequence[str]) -> 
 
 def known_sources(session: Session, *, table_code: str) -> set[str]:
     """Stable ids of games already at the table: its own games' ids and those imported."""
-    table = _find(session, table_code, for_edit=False)
+    table = find_row(session, table_code, for_edit=False)
     return _linked_sources(session, table.id or 0)
 
 
@@ -347,7 +347,7 @@ def _linked_sources(session: Session, table_id: int) -> set[str]:
 
 def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:
     """The table's games deleted lately enough to be restored, the newest delete first."""
-    table = _find(session, table_code)
+    table = find_row(session, table_code)
     listed = session.exec(
         select(TableGame.game_id, TableGame.code, TableGame.created_at).where(
             TableGame.table_id == table.id, col(TableGame.deleted).is_(True)
@@ -373,7 +373,7 @@ def recently_deleted(session: Session, *, table_code: str) -> list[DeletedGame]:
 def exported_games(session: Session, *, table_code: str) -> tuple[str, list[int]]:
     """The table's name and the ids of its games (not deleted), oldest first, for an
     export; TableNotFound for an unknown code."""
-    table = _find(session, table_code, for_edit=False)
+    table = find_row(session, table_code, for_edit=False)
     game_ids = session.exec(
         select(TableGame.game_id)
         .where(TableGame.table_id == table.id, col(TableGame.deleted).is_(False))
@@ -403,7 +403,9 @@ def _version(session: Session, table_id: int) -> int:
     return found.first() or 0
 
 
-def _find(session: Session, code: str, *, for_edit: bool = True, lock: bool = False) -> PlayTable:
+def find_row(
+    session: Session, code: str, *, for_edit: bool = True, lock: bool = False
+) -> PlayTable:
     """The table for code; with lock, its row locked until the write transaction ends (on
     PostgreSQL: SQLite's write lock already holds the whole database)."""
     # No code holds a NUL (and PostgreSQL refuses one in a query).
@@ -480,4 +482,5 @@ def _state(session: Session, table: PlayTable, *, games_limit: int | None = None
         ),
         games=tuple(listed),
         game_count=game_count,
+        language=table.language,
     )

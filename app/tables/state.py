@@ -112,6 +112,7 @@ class TableState:
     games: tuple[TableGameView, ...]
     game_count: int = 0
     season: Season | None = None
+    language: str | None = None
 
     def for_watchers(self) -> TableState:
         """The table as its watch link shows it: no scorekeeper code anywhere."""

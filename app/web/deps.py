@@ -10,14 +10,23 @@ from fastapi import Depends, Path, Request
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
+from .. import i18n
 from ..db import SessionDep
 from ..games import GameState, OpenGame, ReadOnlyLink, load_game, open_game
 from ..imports import Imported, import_document
-from ..tables import check_keeper_code, open_table_game
+from ..tables import check_keeper_code, language_of_game, open_table_game
 from .rendering import posted_fields
 
 Code = Annotated[str, Path(description="The game's code from its link")]
 TableCode = Annotated[str, Path(description="The table's code from its link")]
+
+
+def in_table_language(session: Session, state: GameState) -> GameState:
+    """A table's game is shown in the table's language to whoever chose none: call it in the
+    route that draws the page (the language is the request's context)."""
+    if not i18n.chosen():
+        i18n.prefer(language_of_game(session, game_id=state.game_id))
+    return state
 
 
 async def form_fields(request: Request) -> dict[str, str]:

@@ -62,9 +62,9 @@ class LanguageMiddleware:
 def local_path(back: str | None, request: Request) -> str:
     """back when it is a path of this site (never another site's address), else home."""
     root = request.scope.get("root_path", "")
-    if back and back.startswith("/") and not back.startswith("//") and "\\" not in back:
-        if len(back) <= 2000 and all(32 < ord(c) < 127 for c in back):
-            return back
+    local = back and back.startswith("/") and not back.startswith("//")
+    if local and all(32 < ord(c) < 127 and c != "\\" for c in back or ""):
+        return back or "/"
     return root + "/"
 
 

@@ -28,7 +28,14 @@ from ..rules.cards import JOKER_POINTS, WILD_POINTS, Decks
 from ..rules.schedule import plan_rounds
 from ..rules.scoring import RoundError
 from ..tables import check_room_for
-from .deps import Code, FormFields, check_create_limit, page_game_for_change, page_game_to_edit
+from .deps import (
+    Code,
+    FormFields,
+    check_create_limit,
+    in_table_language,
+    page_game_for_change,
+    page_game_to_edit,
+)
 from .errors import show_again
 from .forms import HandForm, JoinForm, NewGameForm, RoundForm
 from .remembered import forget, home_context, remember
@@ -83,7 +90,7 @@ def game_page(
     request: Request, code: Code, session: SessionDep, saved: int | None = None
 ) -> Response:
     """The score sheet, whose deal it is, the wild rank and the round entry."""
-    state = load_game(session, code=code)
+    state = in_table_language(session, load_game(session, code=code))
     # After a save without JavaScript the redirect says which round; the page says it saved.
     saved_round = None
     if saved is not None and 1 <= saved <= len(state.rounds) and state.round(saved).entries:
@@ -103,7 +110,7 @@ def rounds_ahead_page(request: Request, code: Code, session: SessionDep) -> Resp
 @router.get("/g/{code}/rounds/{number}")
 def round_page(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """Enter or correct one round."""
-    state = page_game_to_edit(session, code)
+    state = in_table_language(session, page_game_to_edit(session, code))
     round_state = state.round(number)
     if state.is_solitaire:
         return RedirectResponse(request.url_for("pile_page", code=code, number=number), 303)
@@ -173,7 +180,8 @@ def tiebreak_page(request: Request, code: Code, session: SessionDep) -> Response
 @router.get("/g/{code}/players")
 def players_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Someone joins or leaves: from the next round on, the deal staying put."""
-    return _players_response(request, page_game_to_edit(session, code))
+    state = in_table_language(session, page_game_to_edit(session, code))
+    return _players_response(request, state)
 
 
 @router.post("/g/{code}/players")

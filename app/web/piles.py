@@ -22,7 +22,7 @@ from ..games import (
 )
 from ..rules.scoring import SeatResult
 from ..rules.solitaire import SOLITAIRE_DECKS
-from .deps import Code, FormFields, page_game_for_change
+from .deps import Code, FormFields, in_table_language, page_game_for_change
 from .errors import show_again
 from .forms import HandForm, posted_versions
 from .rendering import redirect, render
@@ -34,7 +34,7 @@ router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
 @router.get("/g/{code}/piles/{number}")
 def pile_page(request: Request, code: Code, number: int, session: SessionDep) -> Response:
     """One solitaire pile: tap its cards to see the best layout, or the card to discard."""
-    state = load_game(session, code=code)
+    state = in_table_language(session, load_game(session, code=code))
     pile = _pile_or_404(state, number)
     form = _pile_form(pile, request.query_params)
     return _pile_response(request, state, pile, form)

@@ -231,6 +231,14 @@ class PersonRename(BaseModel):
     name: str = Field(max_length=200)
 
 
+class TableSettings(BaseModel):
+    """What a table may choose: the language of its pages ("de", "fr", "es", "nl", "en"), or
+    null for each reader's browser to decide."""
+
+    model_config = ConfigDict(extra="forbid")
+    language: str | None = Field(max_length=35)
+
+
 class PersonMerge(BaseModel):
     """Merge the person in the path into this one: their games and stats move over."""
 
@@ -246,6 +254,7 @@ def table_public(state: TableState) -> dict[str, Any]:
     answer.update(
         name=state.name,
         can_edit=state.can_edit,
+        language=state.language,
         people=[
             {
                 "id": person.id,

@@ -13,21 +13,28 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from .. import live
+from .. import i18n, live
 from ..caches import Recent
 from ..games import GameNotFound, GameState, find_game
+from ..tables import language_of_game
 from .rendering import live_update, replaced_update
 
 router = APIRouter(include_in_schema=False)
 
 RENDERED_KEPT = 64
-_rendered: Recent[tuple[str, int, str, str], str] = Recent(RENDERED_KEPT)
+_rendered: Recent[tuple[str, int, str, str, str], str] = Recent(RENDERED_KEPT)
 
 
 def rendered_once(request: Request, state: GameState) -> str:
     """The live update for state, rendered once and shared by every page showing the same
     view: two hundred watchers of one game cost one rendering, not two hundred."""
-    key = (state.code, state.version, state.watch_code, request.scope.get("root_path", ""))
+    key = (
+        state.code,
+        state.version,
+        state.watch_code,
+        request.scope.get("root_path", ""),
+        i18n.language(),
+    )
     html = _rendered.get(key)
     if html is None:
         html = _rendered.put(key, live_update(request, state))
@@ -75,6 +82,20 @@ def _forget_load(code: str, done: asyncio.Task[GameState | GameNotFound]) -> Non
     _loading.pop(code, None)
     if not done.cancelled():
         done.exception()  # seen here, so a read nobody waited for to the end is not reported
+
+
+def table_language(request: Request, game_id: int) -> str | None:
+    with Session(request.app.state.engine) as session:
+        return language_of_game(session, game_id=game_id)
+
+
+async def in_table_language(request: Request, state: GameState) -> None:
+    """A table's game is followed in the table's language by whoever chose none."""
+    if not i18n.chosen():
+        language = await anyio.to_thread.run_sync(
+            table_language, request, state.game_id, limiter=STREAM_THREADS
+        )
+        i18n.prefer(language)
 
 
 async def game_to_follow(request: Request, code: Annotated[str, Path()]) -> GameState:
@@ -136,6 +157,7 @@ async def game_live(request: Request, code: str) -> HTMLResponse:
     """The live regions once, as a stream would send them: what a page polls when the
     server had no room for its stream."""
     state = await game_to_follow(request, code)
+    await in_table_language(request, state)
     html = await run_in_threadpool(rendered_once, request, state)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
@@ -145,6 +167,7 @@ async def game_events(
     request: Request, code: str, game: Annotated[GameState, Depends(stream_place)]
 ) -> AsyncIterator[ServerSentEvent]:
     """The game's live regions now, then again after every change."""
+    await in_table_language(request, game)
     subscription = live.subscribe(game.watch_code)
     try:
         # Subscribed first, then read: a change in between is not missed (and a game gone

@@ -14,6 +14,7 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from .. import i18n
 from ..db import SessionDep
 from ..exports import (
     attachment,
@@ -45,6 +46,7 @@ from ..tables import (
     person_named,
     recently_deleted,
     rename_person,
+    set_language,
     start_game,
 )
 from .chart import rating_chart, running_totals, totals_chart
@@ -206,6 +208,15 @@ def rename_or_merge(
     return RedirectResponse(str(request.url_for("table_page", code=code)) + "#people", 303)
 
 
+@router.post("/t/{code}/language")
+def table_language_page(
+    request: Request, code: Code, session: SessionDep, fields: FormFields
+) -> Response:
+    """Choose the language of the table's pages (blank: each reader's own)."""
+    set_language(session, table_code=code, language=fields.get("language") or None)
+    return RedirectResponse(str(request.url_for("table_page", code=code)) + "#language", 303)
+
+
 @router.get("/g/{code}/chart.svg")
 def chart(code: Code, session: SessionDep) -> Response:
     """The running totals as an SVG image, one line per player."""
@@ -303,6 +314,7 @@ def _table_response(
     deleted: Sequence[DeletedGame] = (),
     imported: str = "",
 ) -> Response:
+    i18n.prefer(state.language)
     order = order_asked(request)
     ranked = people_in_order(state, order)
     seated = {folded(name) for name in form.names if name.strip()}
@@ -344,6 +356,7 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
     wanted = int(person_id) if person_id.isascii() and person_id.isdigit() else -1
     # Someone merged away: errors.py answers with the page of whom they are now.
     state, chosen = load_person(session, code=code, person_id=wanted, period=_season_asked(request))
+    i18n.prefer(state.language)
     if state.season is None:
         raise HTTPException(404, f"Person {person_id} is not at this table.")
     season = state.season

@@ -23,6 +23,7 @@ from ..tables import (
     merge_people,
     open_table_game,
     rename_person,
+    set_language,
 )
 from .deps import (
     Code,
@@ -37,6 +38,7 @@ from .schemas import (
     PersonMerge,
     PersonRename,
     TableCreate,
+    TableSettings,
     game_public,
     person_public,
     table_public,
@@ -89,6 +91,15 @@ def read(
     period = period_from(year, since, until)
     return JSONResponse(
         table_public(load_table(session, code=code, games_limit=limit, period=period))
+    )
+
+
+@router.patch("/tables/{code}", responses=TABLE_ERRORS)
+def change_table(code: KeeperTableCode, body: TableSettings, session: SessionDep) -> Any:
+    """Choose the table's language: its pages, and its games' pages, are in it for every
+    reader who chose none of their own (null: each reader's browser decides)."""
+    return JSONResponse(
+        table_public(set_language(session, table_code=code, language=body.language))
     )
 
 

@@ -14,8 +14,9 @@ def test_a_new_table_has_codes_and_nothing_else_yet(client):
     response = client.post("/api/tables", json={"name": "  The Smiths "})
     assert response.status_code == 201
     table = response.json()
-    assert set(table) == {"code", "watch_code", "name", "can_edit", "people", "games"}
+    assert set(table) == {"code", "watch_code", "name", "can_edit", "language", "people", "games"}
     assert table["name"] == "The Smiths" and table["can_edit"] is True
+    assert table["language"] is None  # each reader's browser decides
     assert table["people"] == [] and table["games"] == []
     assert len(table["code"]) >= 22 and len(table["watch_code"]) >= 22  # 128 random bits
     assert table["code"] != table["watch_code"]
