@@ -84,7 +84,11 @@ def manifest() -> Response:
 def service_worker() -> Response:
     """The service worker in the phone's language, checked by the browser on every visit
     (no-cache): a new language is new bytes, so a new worker."""
-    config = {"version": build_version(), "static": list(static_files()), "language": i18n.language()}
+    config = {
+        "version": build_version(),
+        "static": list(static_files()),
+        "language": i18n.language(),
+    }
     source = templates.env.get_template("sw.js").render(config=json.dumps(config))
     return Response(
         source,

@@ -47,8 +47,11 @@ def test_the_workers_words_are_in_the_phones_language(browser, live_server):
         context.set_offline(True)
         phone.reload()
         line = phone.locator(".offline-copy")
-        expect(line).to_have_text(re.compile(
-            r"^Offline: Das ist die Kopie dieser Seite von \d\d:\d\d\. Sie wird aktualisiert"))
+        expect(line).to_have_text(
+            re.compile(
+                r"^Offline: Das ist die Kopie dieser Seite von \d\d:\d\d\. Sie wird aktualisiert"
+            )
+        )
         phone.goto(f"{live_server.url}/g/{other['code']}")
         expect(phone.get_by_text("Dieses Handy hat keine Kopie dieser Seite")).to_be_visible()
         assert phone.evaluate("document.documentElement.lang") == "de"
@@ -79,5 +82,25 @@ def test_a_language_chosen_later_renews_the_copies(browser, live_server):
         phone.goto(page_url)
         assert phone.evaluate("document.documentElement.lang") == "de"
         expect(phone.locator(".offline-copy")).to_contain_text("Offline: Das ist die Kopie")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    ("language", "forms"), [("fr", ["one", "one", "many"]), ("de", ["many", "one", "many"])]
+)
+def test_counts_take_the_languages_form(browser, live_server, language, forms):
+    """0, 1 and 2 jokers: French says 0 like 1, German like 2 (the page's plural rule)."""
+    context, phone = phone_in(browser)
+    try:
+        game = new_game(phone, live_server.url)
+        phone.goto(f"{live_server.url}/g/{game['watch_code']}?lang={language}")
+        phone.wait_for_function("window.crownkeeper && window.crownkeeper.words")
+        said = phone.evaluate("[0, 1, 2].map(n => window.crownkeeper.words('jokers', n))")
+        sent = phone.evaluate("JSON.parse(document.getElementById('words').textContent).jokers")
+        one, many = sent
+        expected = [(one if form == "one" else many) for form in forms]
+        assert said == [text.replace("%(num)s", str(n)) for n, text in enumerate(expected)]
+        assert one != many
     finally:
         context.close()

@@ -44,8 +44,27 @@ OLD_SENTENCES = [
     "of hearts",
 ]
 # Keys the scripts choose at run time (a live state, a suit letter, one of two sentences).
-CHOSEN_KEYS = {"open", "reconnecting", "closed", "polling", "S", "H", "C", "D", "R", "w0", "w1",
-               "err", "err0", "backR", "backR0", "backT", "backT0", "other", "other0"}
+CHOSEN_KEYS = {
+    "open",
+    "reconnecting",
+    "closed",
+    "polling",
+    "S",
+    "H",
+    "C",
+    "D",
+    "R",
+    "w0",
+    "w1",
+    "err",
+    "err0",
+    "backR",
+    "backR0",
+    "backT",
+    "backT0",
+    "other",
+    "other0",
+}
 
 
 def words_of(html: str) -> dict:
