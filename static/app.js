@@ -22,7 +22,7 @@
     return filled(forms[+(WORDS.plural === "n>1" ? n > 1 : n !== 1)], Object.assign({ num: n }, values));
   }
   function clock(date) {
-    return date.toLocaleTimeString(document.documentElement.lang, { hour: "2-digit", minute: "2-digit" });
+    return date.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" });
   }
 
   function rankOf(code) {
