@@ -3,6 +3,28 @@
 (function () {
   "use strict";
 
+  // The page's words in its language (templates/_words.html): word("saved", {round: 3}) fills
+  // %(round)s; words("jokers", n) takes the form for n by the language's plural rule.
+  var WORDS;
+  function wordsOf() {
+    if (!WORDS) try { WORDS = JSON.parse(document.getElementById("words").textContent); } catch (error) { WORDS = {}; }
+    return WORDS;
+  }
+  function filled(text, values) {
+    return String(text).replace(/%\((\w+)\)s/g, function (all, name) { return name in values ? values[name] : all; });
+  }
+  function word(key, values) {
+    var text = wordsOf()[key];
+    return filled(text === undefined ? key : text, values || {});
+  }
+  function words(key, n, values) {
+    var forms = wordsOf()[key] || [key, key];
+    return filled(forms[+(WORDS.plural === "n>1" ? n > 1 : n !== 1)], Object.assign({ num: n }, values));
+  }
+  function clock(date) {
+    return date.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" });
+  }
+
   function rankOf(code) {
     code = code.toUpperCase();
     return code === "JOKER" ? code : code.replace(/[SHCDR]$/, "");
@@ -43,7 +65,7 @@
     if (!cards.length) {
       var none = document.createElement("span");
       none.className = "no-cards";
-      none.textContent = "no cards";
+      none.textContent = word("none");
       container.append(none);
     }
     cards.forEach(function (code, index) {
@@ -54,7 +76,7 @@
       chip.value = look.value;
       chip.className = look.className;
       chip.textContent = look.text;
-      chip.setAttribute("aria-label", "remove " + look.name);
+      chip.setAttribute("aria-label", word("rm", { card: look.name }));
       container.append(chip);
     });
     container.scrollLeft = container.scrollWidth;  // the newest chip in view
@@ -69,21 +91,20 @@
         value: seat.dataset.seat + ":" + index,
         className: "chip" + (joker ? " joker" : "") + (key && key.classList.contains("wild") ? " wild" : ""),
         text: rank + suitSymbol(code),
-        name: key ? key.dataset.name + suitName(code) + (joker ? "" : ", " + rank) : code,
+        name: !key ? code : joker ? key.dataset.name : suitName(code, key.dataset.name) + ", " + rank,
       };
     });
   }
 
   var SUITS = { S: "♠", H: "♥", C: "♣", D: "♦", R: "★" };
-  var SUIT_NAMES = { S: "spades", H: "hearts", C: "clubs", D: "diamonds", R: "stars" };
   function suitSymbol(code) {
     code = code.toUpperCase();
     return code === "JOKER" ? "" : (SUITS[code.slice(-1)] || "");
   }
-  function suitName(code) {
-    code = code.toUpperCase();
-    var suit = code === "JOKER" ? "" : SUIT_NAMES[code.slice(-1)];
-    return suit ? " of " + suit : "";
+  // "Seven of hearts" for a card with a suit, "Seven" for one tapped on a rank's key.
+  function suitName(code, rank) {
+    var suit = code.toUpperCase().slice(-1);
+    return SUITS[suit] ? word(suit, { rank: rank }) : rank;
   }
 
   // Enter in a points box closes the keyboard; in a name box it moves to the next name.
@@ -141,15 +162,15 @@
     var code = button.dataset.code;
     var dealt = Number(form.dataset.cardsDealt);
     if (cards.length >= dealt) {
-      say(seatError, name + " cannot have more than " + dealt + " cards left: " + dealt + " were dealt this round.");
+      say(seatError, words("many", dealt, { name: name }));
       return;
     }
     if (code === "JOKER" && countAcrossTable(form, code) >= Number(form.dataset.jokers)) {
-      say(tableError, "The decks hold only " + form.dataset.jokers + " jokers, and all of them are entered already.");
+      say(tableError, words("jokers", Number(form.dataset.jokers)));
       return;
     }
     if (code !== "JOKER" && countAcrossTable(form, code) >= Number(form.dataset.rankCopies)) {
-      say(tableError, "The decks hold only " + form.dataset.rankCopies + " cards of each rank, and all the " + button.dataset.name + " cards are entered already.");
+      say(tableError, words("ranks", Number(form.dataset.rankCopies), { name: button.dataset.name }));
       return;
     }
     cards.push(code);
@@ -202,8 +223,8 @@
 
   // Live updates: show when the stream is down, and retry a first connection that failed
   // (htmx retries dropped streams itself, but not one that never opened).
-  var LIVE_TEXT = { open: "Live", connecting: "Connecting…", reconnecting: "Reconnecting…", closed: "Not live: reload the page", polling: "Busy: totals refresh every 15 s" };
-  var offlineSince = null;
+  // Each state's words are under its own name in the page's words (open, reconnecting...).
+  var offlineSince = null, offlineText = "";
   function liveState(element, state) {
     if (!element || !element.matches || !element.matches(".live")) return;
     var text = element.querySelector(".live-text");
@@ -213,11 +234,11 @@
       offlineSince = offlineSince || new Date();
       var round = document.querySelector(".status[data-round]");
       state = "offline";
-      LIVE_TEXT.offline = "Offline since " + offlineSince.toTimeString().slice(0, 5) +
-        (round ? ", showing round " + round.dataset.round : ", showing the result");
+      offlineText = round ? word("offR", { time: clock(offlineSince), round: round.dataset.round }) :
+        word("offE", { time: clock(offlineSince) });
     } else if (state === "open") offlineSince = null;
     element.dataset.sse = state;
-    if (text) text.textContent = LIVE_TEXT[state];
+    if (text) text.textContent = state === "offline" ? offlineText : word(state);
   }
   window.addEventListener("offline", function () { liveState(document.getElementById("live"), "reconnecting"); });
   document.addEventListener("htmx:sse:before:connection", function (event) {
@@ -289,9 +310,9 @@
     field.focus();
     field.select();
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(field.value).then(function () { say(note, "Copied."); });
+      navigator.clipboard.writeText(field.value).then(function () { say(note, word("copied")); });
     } else {
-      say(note, "The link is selected: copy it with your phone's menu (copying by button needs HTTPS).");
+      say(note, word("select"));
     }
   });
 
@@ -320,19 +341,18 @@
   function updateWake() {
     if (!document.querySelector(".wake-toggle")) return;
     if (!("wakeLock" in navigator)) {
-      wakeNote(window.isSecureContext ? "This browser cannot keep the screen on." :
-        "Keeping the screen on needs HTTPS (or this computer's own browser). Raise the screen timeout in the phone's settings instead.");
+      wakeNote(word(window.isSecureContext ? "w0" : "w1"));
       return;
     }
     if (wantWake() && !wakeLock) {
       navigator.wakeLock.request("screen").then(function (lock) {
         wakeLock = lock;
-        wakeNote("The screen stays on while this page is open.");
+        wakeNote(word("w2"));
         lock.addEventListener("release", function () { wakeLock = null; });
-      }).catch(function () { wakeNote("The phone did not allow keeping the screen on."); });
+      }).catch(function () { wakeNote(word("w3")); });
     } else if (!wantWake() && wakeLock) {
       wakeLock.release();
-      wakeNote("The screen turns off as usual.");
+      wakeNote(word("w4"));
     }
   }
   document.addEventListener("change", function (event) {
@@ -383,7 +403,7 @@
   document.addEventListener("DOMContentLoaded", roundEntryWanted);
   document.addEventListener("htmx:after:swap", roundEntryWanted);
   window.crownkeeper = { cardsOf: cardsOf, pointsOf: pointsOf, setCards: setCards, showWentOut: showWentOut, say: say,
-    drawChipRow: drawChipRow, makeRoving: makeRoving };
+    drawChipRow: drawChipRow, makeRoving: makeRoving, word: word, words: words, clock: clock };
 
   // Keypads are one tab stop each: arrow keys, Home and End move between keys (roving tabindex).
   var PADS = ".keypad, .suit-grid";

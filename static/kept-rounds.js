@@ -192,10 +192,10 @@
       openNext(form, number).then(ck.bringUp);
       // "Dee left. Undo" holds until the round after the leaving is saved: kept counts.
       document.querySelectorAll(".left-note").forEach(function (line) { line.remove(); });
-      say("Round " + number + " is kept on this phone and will be sent when the connection is back");
+      say(ck.word("kept", { round: number }));
       askForSync();
     }, function () {
-      ck.say(form.querySelector(".save-alert"), "Round " + number + " is not saved, and this phone could not keep it: every tap is still here. Try again when the connection is back.");
+      ck.say(form.querySelector(".save-alert"), ck.word("unkept", { round: number }));
     });
   }
 
@@ -219,7 +219,7 @@
       row.classList.add("kept");
       var label = document.createElement("small");
       label.className = "not-sent";
-      label.textContent = " not sent yet";
+      label.textContent = " " + ck.word("unsent");
       row.querySelector("th").append(label);
       var cells = row.querySelectorAll("td");
       round.seats.forEach(function (seat) {
@@ -233,7 +233,7 @@
     if (pending.length && totalRow && !totalRow.querySelector(".not-sent")) {
       var mark = document.createElement("small");
       mark.className = "not-sent";
-      mark.textContent = " (not sent yet)";
+      mark.textContent = " " + ck.word("unsentT");
       totalRow.append(mark);
       var list = document.querySelector("#totals .totals");
       if (list) list.classList.add("kept");
@@ -338,12 +338,12 @@
         pending = [];
         return fetch(window.location.pathname, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
           .then(function (response) { return response.ok ? response.text() : null; })
-          .then(function (html) { remember(false); if (html) { showAnswer(html); say("All rounds sent"); } });
+          .then(function (html) { remember(false); if (html) { showAnswer(html); say(ck.word("sent")); } });
       }
       if (!answered) return;
       var shownGame = showAnswer(answered);
       showKept();
-      if (outcome === "sent") { remember(false); say("All rounds sent"); }
+      if (outcome === "sent") { remember(false); say(ck.word("sent")); }
       if (outcome !== "problem") return;
       if (!shownGame) { cannotSend(); return; }
       // Said in the entry that needs the look: it goes with it, once the choice is made.
@@ -352,7 +352,7 @@
       if (!form) return;
       var look = document.createElement("p");
       look.className = "needs-look";
-      look.textContent = "This round was kept on this phone and needs a look before it is sent; the rounds after it wait.";
+      look.textContent = ck.word("look");
       form.querySelector(".entry-notes").append(look);
       form.scrollIntoView({ block: "start" });
     }).catch(function () { /* tried again in 15 s */ }).then(function () { sending = false; });
@@ -387,11 +387,11 @@
     var note = document.getElementById("saved-note");
     if (!note) return;
     note.style.visibility = "";
-    note.textContent = "The rounds kept on this phone cannot be sent: the server no longer takes them for this game (its link replaced, or the game deleted or over). ";
+    note.textContent = ck.word("cannot") + " ";
     var discard = document.createElement("button");
     discard.type = "button";
     discard.className = "secondary";
-    discard.textContent = "Let the kept rounds go";
+    discard.textContent = ck.word("letGo");
     discard.addEventListener("click", function () {
       Promise.all(pending.map(function (round) { return remove(round.id); })).then(function () {
         remember(false);

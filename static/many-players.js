@@ -4,6 +4,7 @@
 // scrolls by what it lost, so the keys stay under the finger): no extra tap per seat.
 (function () {
   "use strict";
+  var ck = window.crownkeeper;
 
   function seats(form) {
     return Array.from(form.querySelectorAll("fieldset.seat"));
@@ -12,13 +13,13 @@
     return seat.querySelector("input[name=went_out]").checked;
   }
   function seatSummary(seat) {
-    if (isOut(seat)) return "went out";
+    if (isOut(seat)) return ck.word("out");
     var zero = seat.querySelector('input[name^="zero_"]');
-    if (zero && zero.checked) return "laid everything down: 0";
+    if (zero && zero.checked) return ck.word("zero");
     var typed = seat.querySelector('input[name^="points_"]');
-    if (typed && typed.value) return typed.value + " points";
+    if (typed && typed.value) return ck.words("pts", Number(typed.value), { num: typed.value });
     var chips = Array.from(seat.querySelectorAll(".chips .chip"), function (chip) { return chip.textContent; });
-    return chips.length ? chips.join(" ") + " · change" : "add cards";
+    return chips.length ? ck.word("change", { cards: chips.join(" ") }) : ck.word("add");
   }
   // Where to start: a seat with a message, else the first one still to enter.
   function firstToEnter(form) {
@@ -42,7 +43,7 @@
       var open = seat === active || seat === next;
       seat.classList.toggle("folded", !open);
       line.setAttribute("aria-expanded", String(open));
-      line.textContent = seat.querySelector(".seat-name").textContent + ": " + seatSummary(seat);
+      line.textContent = ck.word("seat", { name: seat.querySelector(".seat-name").textContent, what: seatSummary(seat) });
     });
   }
   // Fold around seat, keeping seat where it is on the screen.

@@ -29,7 +29,7 @@
         className: "chip " + (key ? key.className.replace("key", "") : ""),
         text: key ? key.textContent : code,
         // "7 Seven of hearts" on the key, "remove Seven of hearts, 7" on the chip
-        name: !key ? code : rank === "JOKER" ? "Joker" : key.getAttribute("aria-label").slice(rank.length + 1) + ", " + rank,
+        name: !key ? code : rank === "JOKER" ? key.getAttribute("aria-label") : key.getAttribute("aria-label").slice(rank.length + 1) + ", " + rank,
       };
     });
     form.dispatchEvent(new Event("change", { bubbles: true }));
@@ -60,10 +60,10 @@
     if (!open) return;
     var dialog = open.closest("form.entry").parentElement.querySelector("dialog.whole-hand");
     handSeat = open.closest("fieldset.seat");
-    dialog.querySelector("h2").textContent = open.dataset.name + "'s whole hand";
+    dialog.querySelector("h2").textContent = ck.word("hand", { name: open.dataset.name });
     dialog.querySelector(".whole-hand-result").replaceChildren();
     dialog.querySelector(".whole-hand-use").disabled = true;
-    dialog.querySelector(".whole-hand-use").textContent = "Use for " + open.dataset.name;
+    dialog.querySelector(".whole-hand-use").textContent = ck.word("use", { name: open.dataset.name });
     var form = dialog.querySelector("form");
     var slot = form.querySelector(".picker-slot");
     dialog.showModal();

@@ -51,9 +51,12 @@
     showWentOut(form);
     delete form.dataset.restoring;
   }
+  // A tap's time as the page's language writes it: the day too when it was not today.
   function clock(at) {
-    var when = new Date(at), time = when.toTimeString().slice(0, 5);
-    return when.toDateString() === new Date().toDateString() ? time : when.toDateString().slice(4, 10) + ", " + time;
+    var when = new Date(at);
+    if (when.toDateString() === new Date().toDateString()) return ck.clock(when);
+    return when.toLocaleString(document.documentElement.lang || undefined,
+      { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
   }
   // Taps this phone kept for a round not saved yet come back, and say so, with a way out.
   function restoreDraft(form) {
@@ -66,9 +69,9 @@
     var clear = document.createElement("button");
     clear.type = "button";
     clear.className = "clear-draft";
-    clear.textContent = "Clear";
-    note(form, "restored", (form.hasAttribute("data-tiebreak") ? "The tie-break round" : "Round " + form.dataset.round) +
-      "'s taps" + (at ? " from " + clock(at) : "") + " are back.", clear);
+    clear.textContent = ck.word("clear");
+    note(form, "restored", ck.word((form.hasAttribute("data-tiebreak") ? "backT" : "backR") + (at ? "" : "0"),
+      { round: form.dataset.round, time: at && clock(at) }), clear);
   }
   document.addEventListener("click", function (event) {
     var button = event.target.closest(".clear-draft, .try-again, button[name=keep]");
@@ -96,7 +99,7 @@
     var save = form.querySelector("button.save");
     save.dataset.label = save.dataset.label || save.textContent;
     save.disabled = busy;
-    save.textContent = busy ? "Saving…" : save.dataset.label;
+    save.textContent = busy ? ck.word("saving") : save.dataset.label;
   }
   document.addEventListener("htmx:before:request", function (event) {
     var form = event.target;
@@ -126,9 +129,8 @@
     var retry = document.createElement("button");
     retry.type = "button";
     retry.className = "try-again";
-    retry.textContent = "Try again";
-    alert.textContent = "Round " + form.dataset.round + " is not saved: " +
-      (status ? "the server had a problem." : "the server could not be reached.") + " Every tap is kept on this phone. ";
+    retry.textContent = ck.word("again");
+    alert.textContent = ck.word(status ? "err" : "err0", { round: form.dataset.round }) + " ";
     alert.append(retry);
     alert.scrollIntoView({ block: "center" });
   }
@@ -151,7 +153,7 @@
     Object.keys(store("valueOf") || {}).forEach(function (key) {
       if (key.indexOf(prefix) === 0) store("removeItem", key);
     });
-    saved.textContent = game.dataset.savedText || "Round " + number + " saved";
+    saved.textContent = game.dataset.savedText || ck.word("saved", { round: number });
     clearTimeout(savedTimer);
     // Hidden, its room kept: nothing under it moves when it goes.
     savedTimer = setTimeout(function () { saved.style.visibility = "hidden"; }, 6000);
@@ -165,13 +167,12 @@
     var cells = row.querySelectorAll("td");
     // "Your taps are kept" only when there are taps to keep.
     var tapped = !blankDraft(entriesOf(form));
-    note(form, "other-phone", "Another phone saved round " + form.dataset.round + " a moment ago. What it saved is shown beside each player" +
-      (tapped ? "; your taps are kept here, not saved." : "."));
+    note(form, "other-phone", ck.word(tapped ? "other" : "other0", { round: form.dataset.round }));
     form.querySelectorAll("fieldset.seat").forEach(function (seat, index) {
       var cell = cells[index];
       var shown = seat.querySelector(".saved-other") || seat.querySelector(".went-out").insertAdjacentElement("beforebegin", document.createElement("span"));
       shown.className = "saved-other";
-      shown.textContent = "Saved by the other phone: " + (cell.querySelector(".went-out-mark") ? "went out" : parseInt(cell.textContent, 10));
+      shown.textContent = cell.querySelector(".went-out-mark") ? ck.word("byOut") : ck.word("byPts", { points: parseInt(cell.textContent, 10) });
     });
   }
 

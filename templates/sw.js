@@ -6,9 +6,18 @@
 // answers, live streams, or table, person or any other pages. A copy goes when the server
 // answers 404 or 410 for its page (the game deleted, the link replaced), when this phone
 // forgets the game, and after 30 days unused. Rounds kept on the phone while offline are
-// sent from here too, where the browser has Background Sync.
+// sent from here too, where the browser has Background Sync. Its words are in the phone's
+// language (its cookie, else Accept-Language), rendered into this file: another language is
+// another worker, and the copies taken in the language before are renewed (relanguage).
 "use strict";
 var CONFIG = {{ config }};
+var WORDS = {
+  noCopy: {{ _("This phone keeps no copy of this page, and the server cannot be reached. It opens here once the connection is back.") | tojson }},
+  offline: {{ _("Offline") | tojson }},
+  copy: {{ _("Offline: this is the copy of this page from %(time)s. It updates when the connection is back.", time="%(time)s") | tojson }},
+  forgotten: {{ _("Forgotten") | tojson }},
+  forgot: {{ _("This phone has forgotten this game. The server cannot be reached, so the start page may still list it: forget it again from its page once the connection is back.") | tojson }}
+};
 var STATIC = "crownkeeper-static-" + CONFIG.version;
 var ROOT = new URL("./", self.location).href;  // the app's root, under any ROOT_PATH
 var GAME_PAGE = /^g\/[^\/?#]+$/;
@@ -37,11 +46,18 @@ self.addEventListener("activate", function (event) {
     return Promise.all(names.filter(function (name) {
       return name.indexOf("crownkeeper-static-") === 0 && name !== STATIC;
     }).map(function (name) { return caches.delete(name); }));
-  }).then(sweep).then(function () { return self.clients.claim(); }));
+  }).then(sweep).then(function () { return self.clients.claim(); }).then(function () { relanguage(); }));
 });
 
+// A page of the worker's own (no copy to show, a game forgotten offline), in its language.
+function notePage(title, text, status) {
+  return new Response("<!doctype html><html lang=" + CONFIG.language + "><meta charset=utf-8>" +
+    "<meta name=viewport content='width=device-width'><title>" + title + "</title><p>" + text + "</p>",
+    { status: status || 200, headers: { "Content-Type": "text/html; charset=utf-8" } });
+}
+
 function clock(date) {
-  return String(date.getHours()).padStart(2, "0") + ":" + String(date.getMinutes()).padStart(2, "0");
+  return date.toLocaleTimeString(CONFIG.language, { hour: "2-digit", minute: "2-digit" });
 }
 
 function withTimeout(promise, ms) {
@@ -75,7 +91,8 @@ function sweep() {
 }
 
 function keep(key, html, type, copiedAt, version) {
-  var headers = { "Content-Type": type, "X-Copied-At": String(copiedAt), "X-Used-At": String(Date.now()) };
+  var headers = { "Content-Type": type, "X-Copied-At": String(copiedAt), "X-Used-At": String(Date.now()),
+    "X-Language": CONFIG.language };
   if (version) headers["X-Game-Version"] = version;
   return caches.open(kept.PAGES).then(function (cache) {
     return cache.put(key, new Response(html, { headers: headers }));
@@ -117,6 +134,22 @@ function renew(key, version) {
   return turn;
 }
 
+// Copies taken while the phone read another language, renewed once this worker (the phone's
+// language now) is in charge; best effort, unawaited so pages are not held up (a game page
+// opened is renewed anyway).
+function relanguage() {
+  return caches.open(kept.PAGES).then(function (cache) {
+    return cache.keys().then(function (requests) {
+      return Promise.all(requests.map(function (request) {
+        if (!GAME_PAGE.test(request.url.slice(ROOT.length))) return;
+        return cache.match(request).then(function (copy) {
+          if (copy && copy.headers.get("X-Language") !== CONFIG.language) return renew(request.url);
+        });
+      }));
+    });
+  }).catch(function () { /* renewed when its page is next opened */ });
+}
+
 // A game page: from the network when it answers (a copy kept with the time it was taken;
 // none once the server says the page is gone); otherwise the copy, with a line at the top
 // saying from when it is.
@@ -134,16 +167,13 @@ function gamePage(event, url) {
   }).catch(function () {
     return caches.open(kept.PAGES).then(function (cache) { return cache.match(key); }).then(function (copy) {
       if (!copy) {
-        return new Response("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
-          "<title>Offline</title><p>This phone keeps no copy of this page, and the server cannot be reached. " +
-          "It opens here once the connection is back.</p>", { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
+        return notePage(WORDS.offline, WORDS.noCopy, 503);
       }
       var copiedAt = Number(copy.headers.get("X-Copied-At"));
       var type = copy.headers.get("Content-Type");
       return copy.text().then(function (html) {
         event.waitUntil(keep(key, html, type, copiedAt));  // used now: kept 30 days more
-        var line = '<p class="offline-copy" role="status">Offline: this is the copy of this page from ' +
-          clock(new Date(copiedAt)) + ". It updates when the connection is back.</p>";
+        var line = '<p class="offline-copy" role="status">' + WORDS.copy.replace("%(time)s", clock(new Date(copiedAt))) + "</p>";
         return new Response(html.replace('<main id="main">', '<main id="main">' + line), {
           headers: { "Content-Type": type } });
       });
@@ -180,10 +210,7 @@ function endPage(event, url, code, step) {
     return response;
   }, function (error) {
     if (step !== "forget") throw error;
-    return new Response("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>" +
-      "<title>Forgotten</title><p>This phone has forgotten this game. The server cannot be reached, " +
-      "so the start page may still list it: forget it again from its page once the connection is back.</p>",
-      { headers: { "Content-Type": "text/html; charset=utf-8" } });
+    return notePage(WORDS.forgotten, WORDS.forgot);
   });
 }
 

@@ -11,6 +11,7 @@ import json
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from .. import i18n
 from ..config import STATIC_DIR, TEMPLATES_DIR
 from .deps import Code
 from .remembered import forget
@@ -81,13 +82,18 @@ def manifest() -> Response:
 
 @router.get("/sw.js", include_in_schema=False)
 def service_worker() -> Response:
-    """The service worker, checked by the browser on every visit (no-cache)."""
-    config = {"version": build_version(), "static": list(static_files())}
+    """The service worker in the phone's language, checked by the browser on every visit
+    (no-cache): a new language is new bytes, so a new worker."""
+    config = {
+        "version": build_version(),
+        "static": list(static_files()),
+        "language": i18n.language(),
+    }
     source = templates.env.get_template("sw.js").render(config=json.dumps(config))
     return Response(
         source,
         media_type="text/javascript",
-        headers={"Cache-Control": "no-cache"},
+        headers={"Cache-Control": "no-cache", "Vary": "Cookie, Accept-Language"},
     )
 
 

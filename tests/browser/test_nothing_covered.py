@@ -166,7 +166,7 @@ def test_each_message_of_the_round_loop_covers_nothing(screen, live_server, scre
     screen.get_by_label("Ben went out").check()
     tap(screen, "Ann", "Seven")
     screen.reload()
-    back = screen.get_by_text(re.compile(r"^Round 2's taps from \d\d:\d\d are back"))
+    back = screen.get_by_text(re.compile(r"^Round 2's taps from \d\d?:\d\d(\s[AP]M)? are back"))
     back.scroll_into_view_if_needed()
     covers_nothing(screen, back)
     shoot(screen, screenshots, "taps-back")
@@ -253,7 +253,7 @@ def test_taps_brought_back_say_so_and_clear(screen, live_server, screenshots):
         "() => Object.keys(localStorage).some(k => k.startsWith('crownkeeper-draft:'))"
     )
     screen.reload()
-    back = screen.get_by_text(re.compile(r"^Round 1's taps from \d\d:\d\d are back\."))
+    back = screen.get_by_text(re.compile(r"^Round 1's taps from \d\d?:\d\d(\s[AP]M)? are back\."))
     expect(back).to_be_visible()
     expect(screen.get_by_label("Ann's points")).to_have_text("7")
     back.get_by_role("button", name="Clear", exact=True).click()
