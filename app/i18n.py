@@ -185,6 +185,15 @@ def format_date(value: date | datetime, form: str = "long") -> str:
     return dates.format_date(value, format=form, locale=_locale())
 
 
+def format_short_date(value: date | datetime, year: bool = True, padded: bool = False) -> str:
+    """A date where room is short: '5 Dec 2026' in English (the app's own form, '05 Dec' when
+    padded), the language's own short form elsewhere ('5. Dez. 2026', '5 déc. 2026')."""
+    if _language.get() == DEFAULT:
+        pattern = ("dd" if padded else "d") + " MMM" + (" y" if year else "")
+        return dates.format_date(value, format=pattern, locale=_locale())
+    return dates.format_skeleton("yMMMd" if year else "MMMd", value, locale=_locale())
+
+
 def format_datetime(value: datetime, form: str = "medium") -> str:
     return dates.format_datetime(value, format=form, locale=_locale())
 

@@ -38,6 +38,7 @@ templates.env.install_gettext_callables(  # type: ignore[attr-defined]
 templates.env.filters.update(
     date=i18n.format_date,
     datetime=i18n.format_datetime,
+    short_date=i18n.format_short_date,
     time=i18n.format_time,
     number=i18n.format_number,
     percent=i18n.format_percent,
