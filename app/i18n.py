@@ -213,8 +213,11 @@ def format_number(value: float | int, digits: int | None = None) -> str:
 
 def format_percent(value: float, digits: int = 0) -> str:
     """0.25 as '25%' in English, '25 %' in German and French."""
-    pattern = "#,##0" + ("." + "0" * digits if digits else "") + "%"
-    return numbers.format_percent(value, format=pattern, locale=_locale())
+    locale = _locale()
+    pattern = locale.percent_formats[None].pattern
+    if digits:
+        pattern = pattern.replace("#,##0", "#,##0." + "0" * digits, 1)
+    return numbers.format_percent(value, format=pattern, locale=locale)
 
 
 def plural_rule() -> str:

@@ -33,9 +33,7 @@ def test_the_browser_decides_by_default(client, header, expected):
 
 
 def test_the_phone_remembers_the_language_chosen_on_any_page(client):
-    switch = client.get(
-        "/language", params={"to": "nl", "back": "/rules"}, follow_redirects=False
-    )
+    switch = client.get("/language", params={"to": "nl", "back": "/rules"}, follow_redirects=False)
     assert switch.status_code == 303
     assert switch.headers["location"] == "/rules"
     cookie = switch.headers["set-cookie"]
