@@ -14,7 +14,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import logs
 from .db import is_busy
-from .i18n import _, fill
+from .i18n import fill
+from .i18n import gettext as _
 from .web.errors import failure_answer, is_static
 
 log = logging.getLogger("crownkeeper")

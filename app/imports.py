@@ -29,7 +29,8 @@ from . import games, tables
 from .db import begin_write
 from .exports import FORMAT
 from .games import GameError, PlayerState, RoundRecord
-from .i18n import _, fill
+from .i18n import fill
+from .i18n import gettext as _
 from .names import UnreadableText, plain_name
 from .rules.cards import RANK_CODES, CardError, parse_card
 from .rules.scoring import RoundError, SeatResult

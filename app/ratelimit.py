@@ -31,7 +31,8 @@ from sqlmodel import Session, SQLModel
 from starlette.requests import Request
 
 from .db import WRITE_OPTIONS
-from .i18n import _, fill, ngettext
+from .i18n import fill, ngettext
+from .i18n import gettext as _
 from .models import CreateCount
 
 # The rule's syntax is the `limits` library's (slowapi's, Flask-Limiter's): "20/minute",

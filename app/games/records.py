@@ -12,7 +12,8 @@ from typing import Any
 from sqlalchemy import insert, update
 from sqlmodel import Session, col
 
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Game, GameRound, Seat, SeatScore, new_uid
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, Decks
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder

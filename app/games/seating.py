@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from sqlalchemy import update
 from sqlmodel import Session, col
 
-from ..i18n import _, fill, lazy
+from ..i18n import fill, lazy
+from ..i18n import gettext as _
 from ..models import Seat, SeatScore
 from ..names import UnreadableText, folded, looks_blank, plain_name
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS

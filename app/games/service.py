@@ -15,7 +15,8 @@ from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
 from ..db import begin_write
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from ..rules.schedule import RoundOrder, plan_rounds, plan_tiebreak, solitaire_piles
 from ..rules.scoring import RoundError, SeatResult, score_round

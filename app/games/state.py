@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from ..i18n import _, fill, lazy
+from ..i18n import fill, lazy
+from ..i18n import gettext as _
 from ..rules.cards import RANK_CODES, RANK_PLURALS, Card, Decks
 from ..rules.schedule import RoundKind, RoundOrder
 from ..rules.solitaire import solitaire_result

@@ -19,7 +19,8 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, SQLModel, and_, col, or_, select
 
 from ..db import locked
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from ..rules.cards import Card, parse_card
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder, RoundPlan

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 
 RANKS: tuple[int, ...] = tuple(range(3, 14))
 """Ranks 3 to 13 (J = 11, Q = 12, K = 13); there are no aces or twos."""

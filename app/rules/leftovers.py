@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from .card_words import a_rank, number_word, rank_name, rank_plural, suit_name
 from .cards import (
     JOKER_POINTS,

@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from .card_words import card_name, rank_plural
 from .cards import Card, Decks, card_points
 from .leftovers import held_totals, kept_hand_question, kept_in_words, leftover_totals

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from .ratings import MU, NEW_UNTIL, SIGMA, ordinal, rate_game, rating_figure
 from .stats import HeadToHead
 

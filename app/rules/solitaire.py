@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from .cards import Card, Decks
 from .scoring import typed_points_error
 from .solver import Solution, solve

@@ -37,7 +37,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from .card_words import card_name
 from .cards import RANK_CODES, RANKS, SUITS, Card, Decks, card_points, parse_card, parse_rank
 

@@ -16,7 +16,8 @@ from sqlmodel import Session, col, func, or_, select
 from .. import games
 from ..db import begin_write, locked
 from ..games import GameMode, GameState, OpenGame
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import (
     MergedPerson,
     Person,

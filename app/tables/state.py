@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
 
-from ..i18n import _, fill, lazy
+from ..i18n import fill, lazy
+from ..i18n import gettext as _
 from ..names import UnreadableText, looks_blank, plain_name
 from ..rules.seasons import FinishedGame, Period, Ratings, Records, Streaks
 from ..rules.stats import HeadToHead, PersonStats

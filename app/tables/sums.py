@@ -14,7 +14,8 @@ from sqlmodel import Session, col, delete, select
 
 from ..db import insert_plain_rows
 from ..games import GameChange, GameState
-from ..i18n import _, fill
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Person, PersonGame, TableGame, TableVersion, utc_now
 from ..names import folded
 from ..rules.stats import game_outcomes
