@@ -22,13 +22,14 @@ from ..addresses import shared_base
 from ..caches import Recent
 from ..config import TEMPLATES_DIR
 from ..games import GameState, ReplacedLink
-from ..rules import ratings
 from ..i18n import lazy
+from ..rules import ratings
 from ..rules.card_words import card_name, rank_name, rank_plural, suit_name, wild_sentence
 from ..rules.cards import RANK_CODES, RANK_PLURALS
 from ..rules.schedule import ROUND_COUNT
 from ..rules.solver import has_wild_only_group
-from .forms import RoundForm, card_face, chip_face, keypad, suit_grid
+from .card_faces import card_face, chip_face, keypad, suit_grid
+from .forms import RoundForm
 
 templates = Jinja2Blocks(directory=TEMPLATES_DIR)
 templates.env.add_extension("jinja2.ext.i18n")

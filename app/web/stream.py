@@ -16,6 +16,8 @@ from starlette.concurrency import run_in_threadpool
 from .. import live
 from ..caches import Recent
 from ..games import GameNotFound, GameState, find_game
+from ..i18n import fill
+from ..i18n import gettext as _
 from .rendering import live_update, replaced_update
 
 router = APIRouter(include_in_schema=False)
@@ -121,8 +123,13 @@ async def stream_place(
     if not counts.try_open(game.watch_code):
         raise HTTPException(
             503,
-            "Too many live pages are open; this page refreshes its totals every "
-            f"{POLL_SECONDS} s instead.",
+            fill(
+                _(
+                    "Too many live pages are open; this page refreshes its totals every "
+                    "%(seconds)s s instead."
+                ),
+                seconds=POLL_SECONDS,
+            ),
             headers={"Retry-After": str(POLL_SECONDS)},
         )
     try:

@@ -259,7 +259,7 @@ def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Start the rematch and go to it."""
     game = page_game_for_change(session, code, at_table=True)
     check_rematch_limit(request, session, game)
-    new, _ = rematch_game(session, game=game)
+    new, _started = rematch_game(session, game=game)
     response = redirect(request, request.url_for("game_page", code=new.code))
     remember(response, request, new.code)
     return response
