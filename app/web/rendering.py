@@ -275,7 +275,7 @@ def replaced_update(request: Request, watch_code: str) -> str:
     """What an open page of a replaced scorekeeper link shows instead of the game."""
     context = {
         "request": request,
-        "heading": ERROR_HEADINGS[410],
+        "heading": str(ERROR_HEADINGS[410]),
         "message": str(ReplacedLink(watch_code)),
         "watch_url": url_path_for(request, "game_page", code=watch_code),
     }
