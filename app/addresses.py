@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import sys
+from collections.abc import Mapping
 from typing import TextIO
 
 import segno
 
+from . import i18n
 from .config import Settings
+from .i18n import fill
+from .i18n import gettext as _
 
 # Any address outside this machine will do: connecting a UDP socket only picks the route
 # (and so the local address on the home network); nothing is sent.
@@ -79,10 +84,24 @@ def start_address(settings: Settings) -> str:
 def announce(settings: Settings, out: TextIO = sys.stdout) -> None:
     """Print where the phones go, and its QR code when out is a terminal."""
     address = start_address(settings)
-    if is_loopback(settings.host) and not settings.public_url:
-        print(f"Open {address} in this computer's browser (HOST keeps phones out).", file=out)
-        return
-    print(f"Open {address} on the phones at the table", file=out)
+    with i18n.using(server_language()):
+        if is_loopback(settings.host) and not settings.public_url:
+            said = _("Open %(address)s in this computer's browser (HOST keeps phones out).")
+            print(fill(said, address=address), file=out)
+            return
+        print(fill(_("Open %(address)s on the phones at the table"), address=address), file=out)
+
     if out.isatty():
         segno.make(address, error="m").terminal(out=out, compact=True, border=2)
     out.flush()
+
+
+def server_language(environ: Mapping[str, str] = os.environ) -> str:
+    """The language of whoever starts the server, from LANGUAGE or LANG ("de_DE.UTF-8"),
+    if it is one of ours; else English."""
+    for variable in ("LANGUAGE", "LANG"):
+        first = environ.get(variable, "").split(":")[0].split(".")[0]
+        code = i18n.known(first)
+        if code is not None:
+            return code
+    return i18n.DEFAULT

@@ -18,6 +18,7 @@ from sqlmodel import Session
 
 from . import games, tables
 from .games import GameState, RoundState
+from .i18n import pgettext
 
 FORMAT = 1
 
@@ -152,10 +153,16 @@ def sheet_csv(state: GameState) -> str:
     total; tie-break rounds, which never count in the totals, come after it."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["Round", "Cards dealt", "Wild", "Dealer", *map(_cell, state.players)])
+    heading = [
+        pgettext("sheet", "Round"),
+        pgettext("sheet", "Cards dealt"),
+        pgettext("sheet", "Wild"),
+        pgettext("sheet", "Dealer"),
+    ]
+    writer.writerow([*heading, *map(_cell, state.players)])
     if any(seat.joined for seat in state.seats):
         starts = [seat.start_points if seat.joined else "" for seat in state.seats]
-        writer.writerow(["Joined with", "", "", "", *starts])
+        writer.writerow([pgettext("sheet", "Joined with"), "", "", "", *starts])
 
     def round_row(r: RoundState, label: str | int) -> list[str | int]:
         scores = r.scores or [None] * len(state.players)
@@ -164,7 +171,8 @@ def sheet_csv(state: GameState) -> str:
 
     for r in state.main_rounds:
         writer.writerow(round_row(r, r.number))
-    writer.writerow(["Total", "", "", "", *state.totals])
+    writer.writerow([pgettext("sheet", "Total"), "", "", "", *state.totals])
     for r in state.tiebreaks:
-        writer.writerow(round_row(r, "Tie-break"))
+        writer.writerow(round_row(r, pgettext("sheet", "Tie-break")))
+
     return out.getvalue()

@@ -14,6 +14,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import logs
 from .db import is_busy
+from .i18n import fill
+from .i18n import gettext as _
 from .web.errors import failure_answer, is_static
 
 log = logging.getLogger("crownkeeper")
@@ -33,7 +35,7 @@ class BodyTooLarge(HTTPException):
 
 
 def too_large_message(limit: int) -> str:
-    return f"The request is too large: at most {limit // 1024} KB is taken."
+    return fill(_("The request is too large: at most %(kb)s KB is taken."), kb=limit // 1024)
 
 
 IMPORT_PATH = re.compile(r"(/api/tables|/t)/[^/]+/import")
@@ -103,7 +105,7 @@ class CrossSiteMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in UNSAFE_METHODS and _cross_site(scope):
-            message = (
+            message = _(
                 "This change came from another web site, so it was not made. "
                 "Open Crownkeeper's own page and try again."
             )

@@ -29,6 +29,8 @@ from . import games, tables
 from .db import begin_write
 from .exports import FORMAT
 from .games import GameError, PlayerState, RoundRecord
+from .i18n import fill
+from .i18n import gettext as _
 from .names import UnreadableText, plain_name
 from .rules.cards import RANK_CODES, CardError, parse_card
 from .rules.scoring import RoundError, SeatResult
@@ -111,8 +113,13 @@ def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> 
                 depth += 1
                 if depth > most:
                     raise ImportRefused(
-                        "The document nests deeper than an export ever does "
-                        f"(more than {most} levels)."
+                        fill(
+                            _(
+                                "The document nests deeper than an export ever does "
+                                "(more than %(most)s levels)."
+                            ),
+                            most=most,
+                        )
                     )
                 path[depth] = None
                 if depth == 2 and path[1] == "games":
@@ -153,16 +160,16 @@ def check_document(raw: bytes, *, most_games: int, most: int = MOST_NESTING) -> 
         raise
     except (ijson.JSONError, ValueError, UnicodeDecodeError, OverflowError) as error:
         # ValueError: a number past Python's digit limit, or text that is not UTF-8.
-        raise ImportRefused("The document is not valid JSON.") from error
+        raise ImportRefused(_("The document is not valid JSON.")) from error
     if not an_object:
-        raise ImportRefused("The document is not a Crownkeeper export (a JSON object).")
+        raise ImportRefused(_("The document is not a Crownkeeper export (a JSON object)."))
     outline.one_game = "games" not in keys and "rounds" in keys
     outline.names = names_of_one if outline.one_game else names_of_games
     if outline.one_game:
         outline.games = 1
     _check_format(outline.format)
     if not outline.one_game and games_kind != "start_array":
-        raise ImportRefused('The document is malformed at games: it needs a list of "games".')
+        raise ImportRefused(_('The document is malformed at games: it needs a list of "games".'))
     return outline
 
 
@@ -180,8 +187,13 @@ def _check_values(raw: bytes) -> None:
         bare += 1
         if bare == 2:
             raise ImportRefused(
-                "The document holds a value longer than any export's (a name, a date or a "
-                f"number running past {LONGEST_VALUE // 1024} KB)."
+                fill(
+                    _(
+                        "The document holds a value longer than any export's (a name, a date "
+                        "or a number running past %(kb)s KB)."
+                    ),
+                    kb=LONGEST_VALUE // 1024,
+                )
             )
 
 
@@ -189,9 +201,15 @@ def _count_game(outline: Outline, most_games: int) -> None:
     outline.games += 1
     if outline.games > most_games:
         raise ImportTooBig(
-            f"The document holds {outline.games} games or more; one import takes at most "
-            f"{most_games} (IMPORT_MAX_GAMES). Split it, or ask whoever runs Crownkeeper to "
-            "raise the limit."
+            fill(
+                _(
+                    "The document holds %(games)s games or more; one import takes at most "
+                    "%(most)s (IMPORT_MAX_GAMES). Split it, or ask whoever runs Crownkeeper "
+                    "to raise the limit."
+                ),
+                games=outline.games,
+                most=most_games,
+            )
         )
 
 
@@ -206,14 +224,22 @@ def _add_name(names: set[str], name: str) -> None:
 
 def _check_format(version: Any) -> None:
     if not isinstance(version, int) or isinstance(version, bool):
-        raise ImportRefused('The document has no "format" version: it is not an export.')
+        raise ImportRefused(_('The document has no "format" version: it is not an export.'))
     if version > FORMAT:
         raise ImportRefused(
-            f"The document is in format {version}, made by a newer Crownkeeper; this one "
-            f"reads format {FORMAT}. Update Crownkeeper first."
+            fill(
+                _(
+                    "The document is in format %(version)s, made by a newer Crownkeeper; this "
+                    "one reads format %(format)s. Update Crownkeeper first."
+                ),
+                version=version,
+                format=FORMAT,
+            )
         )
     if version < 1:
-        raise ImportRefused(f"Format {version} is not a format Crownkeeper ever wrote.")
+        raise ImportRefused(
+            fill(_("Format %(version)s is not a format Crownkeeper ever wrote."), version=version)
+        )
 
 
 def import_document(
@@ -258,10 +284,7 @@ def _check_people(session: Session, table_code: str, names: set[str], max_people
     people = tables.people_after(session, table_code=table_code, names=sorted(names))
     session.rollback()
     if people > max_people:
-        raise ImportRefused(
-            f"The import would bring the table to {people} people; a table has at most "
-            f"{max_people} (TABLE_MAX_PEOPLE). Nothing was imported."
-        )
+        raise ImportRefused(str(tables.crowded(people, max_people, importing=True)))
 
 
 def _remove(session: Session, game_ids: list[int]) -> None:
@@ -304,7 +327,13 @@ def _batches(
             )
             people = None if game.people is None else _people(game.people, game.players)
         except (GameError, RoundError, CardError) as error:
-            raise ImportRefused(f"Game {index + 1} of the document: {error}") from error
+            raise ImportRefused(
+                fill(
+                    _("Game %(number)s of the document: %(error)s"),
+                    number=index + 1,
+                    error=error,
+                )
+            ) from error
         known.add(game.id)
         batch.append((recorded, game.id, people))
         if len(batch) == IMPORT_BATCH:
@@ -349,12 +378,12 @@ def _when(value: datetime | None) -> datetime | None:
     try:
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
     except OverflowError:
-        raise ValueError("is outside the dates Crownkeeper keeps (years 1 to 9999)") from None
+        raise ValueError(_("is outside the dates Crownkeeper keeps (years 1 to 9999)")) from None
 
 
 def _plain_id(value: str) -> str:
     if any(unicodedata.category(char) in ("Cc", "Cf", "Cs") for char in value):
-        raise ValueError("holds control or invisible characters")
+        raise ValueError(_("holds control or invisible characters"))
     return value
 
 
@@ -379,7 +408,13 @@ def _people(people: list[str], players: list[str]) -> list[str]:
     """The person in each seat, named as players are (GameError when they cannot be, or when
     two seats name one person)."""
     if len(people) != len(players):
-        raise GameError(f"The game has {len(players)} players but names {len(people)} people.")
+        raise GameError(
+            fill(
+                _("The game has %(players)s players but names %(people)s people."),
+                players=len(players),
+                people=len(people),
+            )
+        )
     return games.clean_names(people)
 
 
@@ -391,7 +426,13 @@ def _game(raw: Any, index: int) -> _GameIn:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in ("games", index, *first.get("loc", ())))
-        raise ImportRefused(f"The document is malformed at {where}: {first['msg']}.") from error
+        raise ImportRefused(
+            fill(
+                _("The document is malformed at %(where)s: %(problem)s."),
+                where=where,
+                problem=first["msg"],
+            )
+        ) from error
 
 
 def _seat(seat: _SeatIn) -> PlayerState:
@@ -406,7 +447,10 @@ def _seat(seat: _SeatIn) -> PlayerState:
 def _round_record(round_in: _RoundIn) -> RoundRecord:
     rank = _RANK_BY_CODE.get(round_in.wild_rank.upper())
     if rank is None:
-        raise GameError(f"Round {round_in.number} has an unknown wild rank.")
+        raise GameError(
+            fill(_("Round %(number)s has an unknown wild rank."), number=round_in.number)
+        )
+
     results = None
     if round_in.results is not None:
         # Cards, when kept, are what was typed (a solitaire pile that closed keeps its cards

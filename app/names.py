@@ -3,6 +3,8 @@ that makes look-alike spellings ("Ann", "Ａｎｎ", "Аnn" with a Cyrillic A) t
 
 import unicodedata
 
+from .i18n import gettext as _
+
 # Joiners are kept: they hold joined emoji (👨‍👩‍👧) and some scripts' letters together.
 KEPT_FORMAT_CHARS = frozenset("\u200c\u200d")
 
@@ -91,7 +93,8 @@ def check_encodable(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise UnreadableText("holds characters that are not text (lone surrogates)") from error
+        raise UnreadableText(_("holds characters that are not text (lone surrogates)")) from error
+
     return text
 
 

@@ -31,6 +31,8 @@ from sqlmodel import Session, SQLModel
 from starlette.requests import Request
 
 from .db import WRITE_OPTIONS
+from .i18n import fill, ngettext
+from .i18n import gettext as _
 from .models import CreateCount
 
 # The rule's syntax is the `limits` library's (slowapi's, Flask-Limiter's): "20/minute",
@@ -54,10 +56,17 @@ class RateLimited(Exception):
 
     def __init__(self, retry_after: int, what: str = "games") -> None:
         self.retry_after = retry_after
-        super().__init__(
-            f"Too many new {what} from this address for now. "
-            f"Try again in {_spoken(retry_after)}; {what} already started keep working."
-        )
+        if what == "tables":
+            message = _(
+                "Too many new tables from this address for now. Try again in %(wait)s; "
+                "tables already started keep working."
+            )
+        else:
+            message = _(
+                "Too many new games from this address for now. Try again in %(wait)s; "
+                "games already started keep working."
+            )
+        super().__init__(fill(message, wait=_spoken(retry_after)))
 
 
 def parse_rule(rule: str) -> dict[int, int]:
@@ -183,7 +192,9 @@ def _prune(connection: Connection, now: float) -> None:
 
 def _spoken(seconds: int) -> str:
     if seconds < 90:
-        return f"{seconds} seconds"
+        return ngettext("%(num)s second", "%(num)s seconds", seconds) % {"num": seconds}
     if seconds < 90 * 60:
-        return f"{round(seconds / 60)} minutes"
-    return f"{round(seconds / 3600)} hours"
+        minutes = round(seconds / 60)
+        return ngettext("%(num)s minute", "%(num)s minutes", minutes) % {"num": minutes}
+    hours = round(seconds / 3600)
+    return ngettext("%(num)s hour", "%(num)s hours", hours) % {"num": hours}

@@ -12,6 +12,8 @@ from typing import Any
 from sqlalchemy import insert, update
 from sqlmodel import Session, col
 
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Game, GameRound, Seat, SeatScore, new_uid
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS, RANK_CODES, Decks
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder
@@ -75,20 +77,35 @@ def check_recorded_game(
     names = clean_names(players)
     solitaire = mode == "solitaire" or (mode is None and len(names) == 1)
     if solitaire and len(names) != 1:
-        raise GameError(f"Solitaire is for one player; the game has {len(names)} names.")
+        raise GameError(
+            fill(_("Solitaire is for one player; the game has %(count)s names."), count=len(names))
+        )
     if not solitaire and len(names) < MIN_PLAYERS:
-        raise GameError(f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players.")
+        raise GameError(
+            fill(
+                _("A game needs %(fewest)s to %(most)s players."),
+                fewest=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+            )
+        )
     if order not in ROUND_ORDERS:
-        raise GameError(f"{order!r} is not an order of rounds: use up, down or shuffled.")
+        raise GameError(
+            fill(
+                _("%(order)s is not an order of rounds: use up, down or shuffled."),
+                order=repr(order),
+            )
+        )
     seat_count = len(names)
     players_state = _recorded_seats(names, seats, round_count=len(rounds))
     if not 0 <= first_dealer < seat_count:
-        raise GameError(f"The first dealer must be one of the {seat_count} seats.")
+        raise GameError(
+            fill(_("The first dealer must be one of the %(count)s seats."), count=seat_count)
+        )
     if not rounds or [r.number for r in rounds] != list(range(1, len(rounds) + 1)):
-        raise GameError("The rounds must be numbered 1, 2, 3… in order.")
+        raise GameError(_("The rounds must be numbered 1, 2, 3… in order."))
     kinds = [r.kind for r in rounds]
     if "tiebreak" in kinds and (solitaire or "round" in kinds[kinds.index("tiebreak") :]):
-        raise GameError("A tie-break round comes only after the eleven rounds of a game.")
+        raise GameError(_("A tie-break round comes only after the eleven rounds of a game."))
     played_all = True
     tiebreak_waiting = False
     plans: list[dict[str, Any]] = []
@@ -96,18 +113,30 @@ def check_recorded_game(
     scores_by_round: dict[int, list[dict[str, Any]]] = {}
     saved_at = finished_at or created_at
     for record in rounds:
-        round_name = f"{'pile' if solitaire else 'round'} {record.number}"
+        number = record.number
+        round_name = fill(
+            _("pile %(number)s") if solitaire else _("round %(number)s"), number=number
+        )
         if record.wild_rank not in RANK_CODES or not 0 <= record.dealer < seat_count:
-            raise GameError(f"Round {record.number} has an unknown wild rank or dealer.")
+            raise GameError(
+                fill(_("Round %(number)s has an unknown wild rank or dealer."), number=number)
+            )
         if not 1 <= record.cards_dealt <= 20:
-            raise GameError(f"Round {record.number} deals an impossible number of cards.")
+            raise GameError(
+                fill(_("Round %(number)s deals an impossible number of cards."), number=number)
+            )
         players_in = _recorded_players_in(record, players_state)
         first_player = record.first_player
         if first_player is None:
             clockwise = [*range(record.dealer + 1, seat_count), *range(record.dealer + 1)]
             first_player = next((s for s in clockwise if s in players_in), record.dealer)
         if not 0 <= first_player < seat_count:
-            raise GameError(f"Round {record.number} starts with a seat the game does not have.")
+            raise GameError(
+                fill(
+                    _("Round %(number)s starts with a seat the game does not have."),
+                    number=number,
+                )
+            )
         plan = {
             "number": record.number,
             "cards_dealt": record.cards_dealt,
@@ -129,7 +158,10 @@ def check_recorded_game(
             skipped = tiebreak_waiting if record.kind == "tiebreak" else not played_all
             if skipped and not solitaire:
                 raise GameError(
-                    f"Round {record.number} is saved after a round that was not played."
+                    fill(
+                        _("Round %(number)s is saved after a round that was not played."),
+                        number=number,
+                    )
                 )
             rows = _scored_rows(record, names, players_in, solitaire, round_name, saved_at)
             scores_by_round[record.number] = rows
@@ -328,14 +360,31 @@ def _recorded_seats(
     if seats is None:
         return [PlayerState(name=name) for name in names]
     if len(seats) != len(names):
-        raise GameError(f"The game has {len(names)} players but {len(seats)} seats.")
+        raise GameError(
+            fill(
+                _("The game has %(players)s players but %(seats)s seats."),
+                players=len(names),
+                seats=len(seats),
+            )
+        )
     kept = []
     for name, seat in zip(names, seats, strict=True):
         for when in (seat.joined_round, seat.left_round):
             if when is not None and not 1 <= when <= round_count + 1:
-                raise GameError(f"{name} joins or leaves at a round the game does not have.")
+                raise GameError(
+                    fill(
+                        _("%(name)s joins or leaves at a round the game does not have."),
+                        name=name,
+                    )
+                )
         if not 0 <= seat.start_points <= 9999:
-            raise GameError(f"{name} starts with {seat.start_points} points: at most 9999.")
+            raise GameError(
+                fill(
+                    _("%(name)s starts with %(points)s points: at most 9999."),
+                    name=name,
+                    points=seat.start_points,
+                )
+            )
         kept.append(replace(seat, name=name))
     return kept
 
@@ -346,7 +395,13 @@ def _recorded_players_in(record: RoundRecord, seats: Sequence[PlayerState]) -> t
     if record.players_in is not None:
         players_in = tuple(sorted(set(record.players_in)))
         if not players_in or not all(0 <= s < len(seats) for s in players_in):
-            raise GameError(f"Round {record.number} is played by seats the game does not have.")
+            raise GameError(
+                fill(
+                    _("Round %(number)s is played by seats the game does not have."),
+                    number=record.number,
+                )
+            )
+
         return players_in
     if record.results is not None:
         return tuple(

@@ -8,10 +8,12 @@ from collections.abc import Sequence
 from sqlalchemy import update
 from sqlmodel import Session, col
 
+from ..i18n import fill, lazy
+from ..i18n import gettext as _
 from ..models import Seat, SeatScore
 from ..names import UnreadableText, folded, looks_blank, plain_name
 from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS
-from ..rules.schedule import replan
+from ..rules.schedule import ROUND_ORDERS, replan
 from . import changes, store
 from .state import (
     NAME_LENGTH,
@@ -31,33 +33,85 @@ def clean_names(names: Sequence[str], *, fewest: int = 1, most: int = MAX_PLAYER
     try:
         cleaned = [plain_name(name) for name in names]
     except UnreadableText as error:
-        raise PlayerError(f"A name {error}: type it again.") from error
+        raise PlayerError(
+            _("A name holds characters that are not text (lone surrogates): type it again.")
+        ) from error
     if not fewest <= len(cleaned) <= most:
         raise PlayerError(
-            f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players (or 1 for solitaire); "
-            f"you entered {len(cleaned)}."
+            fill(
+                _(
+                    "A game needs %(fewest)s to %(most)s players (or 1 for solitaire); "
+                    "you entered %(count)s."
+                ),
+                fewest=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+                count=len(cleaned),
+            )
         )
     seen: dict[str, str] = {}
     for position, name in enumerate(cleaned, start=1):
         if not name:
-            raise PlayerError(f"Player {position} needs a name.")
+            raise PlayerError(fill(_("Player %(position)s needs a name."), position=position))
         if looks_blank(name):
-            raise PlayerError(f"Player {position}'s name shows nothing: type letters or emoji.")
+            raise PlayerError(
+                fill(
+                    _("Player %(position)s's name shows nothing: type letters or emoji."),
+                    position=position,
+                )
+            )
         if len(name) > NAME_LENGTH:
             raise PlayerError(
-                f"{name[:12]}… is too long: names have at most {NAME_LENGTH} letters."
+                fill(
+                    _("%(start)s… is too long: names have at most %(most)s letters."),
+                    start=name[:12],
+                    most=NAME_LENGTH,
+                )
             )
         key = folded(name)
         if key in seen:
             # Spelled differently, not only in case: say which name it copies.
-            same = (
-                f" (it looks like {seen[key]})" if name.casefold() != seen[key].casefold() else ""
-            )
-            raise PlayerError(
-                f"Two players are called {name}{same}: give each player a different name."
-            )
+            if name.casefold() != seen[key].casefold():
+                message = _(
+                    "Two players are called %(name)s (it looks like %(same)s): give each "
+                    "player a different name."
+                )
+            else:
+                message = _("Two players are called %(name)s: give each player a different name.")
+            raise PlayerError(fill(message, name=name, same=seen[key]))
+
         seen[key] = name
     return cleaned
+
+
+def starting_names(
+    players: Sequence[str], *, first_dealer: int, order: str, mode: str | None
+) -> list[str]:
+    """The cleaned names of a new game, checked against its mode, first dealer and order."""
+    names = clean_names(players)
+    if mode == "game" and len(names) < MIN_PLAYERS:
+        raise PlayerError(
+            fill(
+                _("A game needs %(fewest)s to %(most)s players; for one player, choose Solitaire."),
+                fewest=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+            )
+        )
+    if mode == "solitaire" and len(names) != 1:
+        raise PlayerError(
+            fill(_("Solitaire is for one player; you entered %(count)s names."), count=len(names))
+        )
+    if not 0 <= first_dealer < len(names):
+        raise PlayerError(
+            fill(_("The first dealer must be one of the %(count)s seats."), count=len(names))
+        )
+    if order not in ROUND_ORDERS:
+        raise PlayerError(
+            fill(
+                _("%(order)s is not an order of rounds: use up, down or shuffled."),
+                order=repr(order),
+            )
+        )
+    return names
 
 
 def add_player(
@@ -77,11 +131,17 @@ def add_player(
     position = len(state.players) if seat is None else seat
     if not 0 <= position <= len(state.players):
         raise PlayerError(
-            f"Seat {position} does not exist: choose 0 to {len(state.players)} "
-            "(the new player sits before the player in that seat)."
+            fill(
+                _(
+                    "Seat %(position)s does not exist: choose 0 to %(last)s "
+                    "(the new player sits before the player in that seat)."
+                ),
+                position=position,
+                last=len(state.players),
+            )
         )
     if len(state.still_in) >= MAX_PLAYERS:
-        raise PlayerError(f"A game seats at most {MAX_PLAYERS} players.")
+        raise PlayerError(fill(_("A game seats at most %(most)s players."), most=MAX_PLAYERS))
     names = [*state.players[:position], name, *state.players[position:]]
     # Players who left keep their seats (and names): the limit counts those still in.
     new_name = clean_names(names, most=len(names))[position]
@@ -145,15 +205,21 @@ def remove_player(
     opened = changes.opened(session, code, game)
     state = opened.state()
     if not 0 <= seat < len(state.players):
-        raise NoSuchSeat(f"There is no seat {seat}: seats run from 0 to {len(state.players) - 1}.")
+        raise NoSuchSeat(_no_seat(seat, state))
     name = state.players[seat]
     if state.seats[seat].left:
-        raise GameError(f"{name} has already left the game.")
+        raise GameError(fill(_("%(name)s has already left the game."), name=name))
     upcoming = _changeable_round(state, "leave")
     if len(state.still_in) <= MIN_PLAYERS:
         raise PlayerError(
-            f"{name} cannot leave: a game needs at least {MIN_PLAYERS} players. "
-            "End the game instead."
+            fill(
+                _(
+                    "%(name)s cannot leave: a game needs at least %(fewest)s players. "
+                    "End the game instead."
+                ),
+                name=name,
+                fewest=MIN_PLAYERS,
+            )
         )
     opened.seats[seat].left_round = upcoming.number
     _replan_from(
@@ -174,13 +240,13 @@ def return_player(
     opened = changes.opened(session, code, game)
     state = opened.state()
     if not 0 <= seat < len(state.players):
-        raise NoSuchSeat(f"There is no seat {seat}: seats run from 0 to {len(state.players) - 1}.")
+        raise NoSuchSeat(_no_seat(seat, state))
     name = state.players[seat]
     if not state.seats[seat].left:
-        raise GameError(f"{name} is still in the game.")
-    upcoming = _changeable_round(state, "come back to")
+        raise GameError(fill(_("%(name)s is still in the game."), name=name))
+    upcoming = _changeable_round(state, "come back")
     if len(state.still_in) >= MAX_PLAYERS:
-        raise PlayerError(f"A game seats at most {MAX_PLAYERS} players.")
+        raise PlayerError(fill(_("A game seats at most %(most)s players."), most=MAX_PLAYERS))
     opened.seats[seat].left_round = None
     _replan_from(
         opened,
@@ -192,15 +258,44 @@ def return_player(
     return changes.commit(session, opened, state)
 
 
+def _no_seat(seat: int, state: GameState) -> str:
+    return fill(
+        _("There is no seat %(seat)s: seats run from 0 to %(last)s."),
+        seat=seat,
+        last=len(state.players) - 1,
+    )
+
+
+REFUSED_CHANGES = {
+    "join": (
+        lazy("Solitaire is for one player: nobody can join it."),
+        lazy("This game is over: nobody can join it now."),
+        lazy("The tie-break round is for the tied players: nobody can join now."),
+    ),
+    "leave": (
+        lazy("Solitaire is for one player: nobody can leave it."),
+        lazy("This game is over: nobody can leave it now."),
+        lazy("The tie-break round is for the tied players: nobody can leave now."),
+    ),
+    "come back": (
+        lazy("Solitaire is for one player: nobody can come back to it."),
+        lazy("This game is over: nobody can come back to it now."),
+        lazy("The tie-break round is for the tied players: nobody can come back now."),
+    ),
+}
+"""Why nobody can join, leave or come back now: solitaire, a game over, a tie-break."""
+
+
 def _changeable_round(state: GameState, change: str) -> RoundState:
     """The round from which a player may join or leave: the next unsaved ordinary round."""
+    solitaire, over, tiebreak = REFUSED_CHANGES[change]
     if state.is_solitaire:
-        raise GameError(f"Solitaire is for one player: nobody can {change} it.")
+        raise GameError(str(solitaire))
     upcoming = state.current_round
     if upcoming is None:
-        raise GameError(f"This game is over: nobody can {change} it now.")
+        raise GameError(str(over))
     if upcoming.is_tiebreak:
-        raise GameError(f"The tie-break round is for the tied players: nobody can {change} now.")
+        raise GameError(str(tiebreak))
     return upcoming
 
 

@@ -15,13 +15,14 @@ from sqlalchemy import delete, insert, update
 from sqlmodel import Session, col, select
 
 from ..db import begin_write
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
-from ..rules.cards import MAX_PLAYERS, MIN_PLAYERS
-from ..rules.schedule import ROUND_ORDERS, RoundOrder, plan_rounds, plan_tiebreak, solitaire_piles
+from ..rules.schedule import RoundOrder, plan_rounds, plan_tiebreak, solitaire_piles
 from ..rules.scoring import RoundError, SeatResult, score_round
 from ..rules.solitaire import PileError, score_pile
 from . import changes, store
-from .seating import clean_names
+from .seating import starting_names
 from .state import (
     RESTORE_DAYS,
     GameChange,
@@ -29,7 +30,6 @@ from .state import (
     GameMode,
     GameNotFound,
     GameState,
-    PlayerError,
     RoundState,
     StaleVersion,
     VersionRequired,
@@ -92,18 +92,7 @@ def _new_game(
     rematch_of: int | None = None,
 ) -> OpenGame:
     """The rows of a new game, added to the transaction under way."""
-    names = clean_names(players)
-    if mode == "game" and len(names) < MIN_PLAYERS:
-        raise PlayerError(
-            f"A game needs {MIN_PLAYERS} to {MAX_PLAYERS} players; for one player, "
-            "choose Solitaire."
-        )
-    if mode == "solitaire" and len(names) != 1:
-        raise PlayerError(f"Solitaire is for one player; you entered {len(names)} names.")
-    if not 0 <= first_dealer < len(names):
-        raise PlayerError(f"The first dealer must be one of the {len(names)} seats.")
-    if order not in ROUND_ORDERS:
-        raise PlayerError(f"{order!r} is not an order of rounds: use up, down or shuffled.")
+    names = starting_names(players, first_dealer=first_dealer, order=order, mode=mode)
     solitaire = len(names) == 1
     if solitaire:
         plans = solitaire_piles()
@@ -177,9 +166,14 @@ def save_round(
         # Without the version it was based on, a change could save over one never seen.
         name = state.round_name(round_state)
         raise VersionRequired(
-            f"{name[0].upper()}{name[1:]} is saved already: a change to it must give the "
-            "version of the game it is based on, so it never saves over a change not seen. "
-            "Nothing was saved.",
+            fill(
+                _(
+                    "%(round)s is saved already: a change to it must give the "
+                    "version of the game it is based on, so it never saves over a change not "
+                    "seen. Nothing was saved."
+                ),
+                round=name[0].upper() + name[1:],
+            ),
             current=state,
         )
     round_id = opened.rounds[number - 1].id
@@ -246,7 +240,7 @@ def _saved_as(
 
 def _stale(state: GameState) -> StaleVersion:
     return StaleVersion(
-        "Someone else changed this game a moment ago. Check the sheet, then save again.",
+        _("Someone else changed this game a moment ago. Check the sheet, then save again."),
         current=state,
     )
 
@@ -259,12 +253,19 @@ def _scored(
     round_state = state.round(number)
     if round_state.entries is None:
         if state.finished:
-            raise GameError("This game is over: no new round can be saved. Corrections still can.")
+            raise GameError(
+                _("This game is over: no new round can be saved. Corrections still can.")
+            )
         waiting = state.next_round
         if waiting is None:
-            raise GameError("The eleven rounds are over: a tie-break round is being played.")
+            raise GameError(_("The eleven rounds are over: a tie-break round is being played."))
         if not state.is_solitaire and waiting.number != number:
-            raise GameError(f"Save round {waiting.number} first: rounds are saved in order.")
+            raise GameError(
+                fill(
+                    _("Save round %(number)s first: rounds are saved in order."),
+                    number=waiting.number,
+                )
+            )
     round_name = state.round_name(round_state)
     layouts: list[dict[str, Any] | None] = [None] * len(state.players)
     if state.is_solitaire:
@@ -287,7 +288,9 @@ def score_pile_result(
 ) -> tuple[list[int | None], int | None, dict[str, Any] | None]:
     """A solitaire pile's points, whether it closed, and its layout when cards were given."""
     if len(results) != 1 or results[0] is None:
-        raise RoundError(table_errors=["Solitaire has one player: give one result for the pile."])
+        raise RoundError(
+            table_errors=[_("Solitaire has one player: give one result for the pile.")]
+        )
     result = results[0]
     try:
         scored = score_pile(
@@ -315,11 +318,11 @@ def add_tiebreak(
     opened = changes.opened(session, code, game)
     state = opened.state()
     if state.is_solitaire:
-        raise GameError("Solitaire has no tie-break: there is only one player.")
+        raise GameError(_("Solitaire has no tie-break: there is only one player."))
     if not state.finished:
-        raise GameError("A tie-break round comes after the game is over.")
+        raise GameError(_("A tie-break round comes after the game is over."))
     if not state.can_tiebreak:
-        raise GameError("There is no tie for the lowest total: the game has one winner.")
+        raise GameError(_("There is no tie for the lowest total: the game has one winner."))
     last_played = max((r for r in state.rounds if r.entries is not None), key=lambda r: r.number)
     plan = plan_tiebreak(
         number=len(state.rounds) + 1,
@@ -345,7 +348,7 @@ def finish_game(
         session.rollback()
         return state
     if not state.rounds_saved:
-        raise GameError("Save at least one round before ending the game: nobody has won yet.")
+        raise GameError(_("Save at least one round before ending the game: nobody has won yet."))
     # Ending during a tie-break means the tied players share the win after all: the
     # unplayed tie-break round goes, so it is not offered twice.
     for db_round in [r for r in opened.rounds if r.kind == "tiebreak"]:
@@ -365,7 +368,7 @@ def rematch_game(
     opened = changes.opened(session, code, game)
     old = opened.state()
     if not old.finished:
-        raise GameError("Finish this game before starting a rematch.")
+        raise GameError(_("Finish this game before starting a rematch."))
     # Read again now the game is locked: on PostgreSQL the one read saw the game's rematch
     # as it was before that lock was let go by a rematch asked at the same moment.
     started = session.exec(
@@ -426,7 +429,10 @@ def restore_game(
     deleted_at = deleted_at.replace(tzinfo=deleted_at.tzinfo or UTC)
     if datetime.now(UTC) - deleted_at > timedelta(days=RESTORE_DAYS):
         raise GameNotFound(
-            f"This game was deleted more than {RESTORE_DAYS} days ago and cannot come back."
+            fill(
+                _("This game was deleted more than %(days)s days ago and cannot come back."),
+                days=RESTORE_DAYS,
+            )
         )
     opened.game.deleted_at = None
     return changes.commit(session, opened, before)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from ..i18n import fill, lazy
+from ..i18n import gettext as _
 from ..rules.cards import RANK_CODES, RANK_PLURALS, Card, Decks
 from ..rules.schedule import RoundKind, RoundOrder
 from ..rules.solitaire import solitaire_result
@@ -25,8 +27,10 @@ class ReplacedLink(GameNotFound):
 
     def __init__(self, watch_code: str) -> None:
         super().__init__(
-            "This scorekeeper link was replaced by a new one and no longer works. "
-            "Ask the scorekeeper for the new link, or follow the game with its watch link."
+            lazy(
+                "This scorekeeper link was replaced by a new one and no longer works. "
+                "Ask the scorekeeper for the new link, or follow the game with its watch link."
+            )
         )
         self.watch_code = watch_code
 
@@ -42,7 +46,7 @@ class NoSuchRound(GameError):
 class ReadOnlyLink(GameError):
     """A change asked for with the watch code, which can only look."""
 
-    message = (
+    message = lazy(
         "This is a watch link: it shows the game but cannot change it. "
         "Ask the scorekeeper to make the change."
     )
@@ -251,7 +255,9 @@ class GameState:
             return average_total(totals_in)
         if isinstance(start, int) and not isinstance(start, bool) and 0 <= start <= 9999:
             return start
-        raise PlayerError("Start with zero, highest, average or a number of points from 0 to 9999.")
+        raise PlayerError(
+            _("Start with zero, highest, average or a number of points from 0 to 9999.")
+        )
 
     @property
     def won(self) -> bool | None:
@@ -297,8 +303,10 @@ class GameState:
     def round_name(self, round_state: RoundState) -> str:
         """How a player names a round: "round 3", "pile 3" or "the tie-break round"."""
         if round_state.is_tiebreak:
-            return "the tie-break round"
-        return f"{'pile' if self.is_solitaire else 'round'} {round_state.number}"
+            return _("the tie-break round")
+        if self.is_solitaire:
+            return fill(_("pile %(number)s"), number=round_state.number)
+        return fill(_("round %(number)s"), number=round_state.number)
 
     def for_watchers(self) -> GameState:
         """The same game as the watch link shows it: no scorekeeper code, no editing."""
@@ -310,8 +318,13 @@ class GameState:
         """Round number, or GameError when the game has no such round."""
         if not 1 <= number <= len(self.rounds):
             raise NoSuchRound(
-                f"There is no round {number}: rounds run from 1 to {len(self.rounds)}."
+                fill(
+                    _("There is no round %(number)s: rounds run from 1 to %(last)s."),
+                    number=number,
+                    last=len(self.rounds),
+                )
             )
+
         return self.rounds[number - 1]
 
 

@@ -19,6 +19,8 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, SQLModel, and_, col, or_, select
 
 from ..db import locked
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from ..rules.cards import Card, parse_card
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder, RoundPlan
@@ -65,7 +67,9 @@ class OpenGame:
 def unknown_code(code: str) -> GameNotFound:
     """No game has code, said with the code as it was given (cut to 24 characters)."""
     shown = code if len(code) <= 24 else code[:24] + "…"
-    return GameNotFound(f"No game has the code {shown}. Check the link, or start a new game.")
+    return GameNotFound(
+        fill(_("No game has the code %(code)s. Check the link, or start a new game."), code=shown)
+    )
 
 
 def read(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import fill
+from ..i18n import gettext as _
+
 RANKS: tuple[int, ...] = tuple(range(3, 14))
 """Ranks 3 to 13 (J = 11, Q = 12, K = 13); there are no aces or twos."""
 
@@ -85,7 +88,7 @@ def parse_rank(code: str) -> int:
     """The rank (3..13) for a rank code such as "7" or "k"."""
     rank = _RANK_BY_CODE.get(code.strip().upper())
     if rank is None:
-        raise CardError(f"{code!r} is not a rank: use 3 to 10, J, Q or K")
+        raise CardError(fill(_("%(code)s is not a rank: use 3 to 10, J, Q or K"), code=repr(code)))
     return rank
 
 
@@ -100,13 +103,23 @@ def parse_card(code: str, *, suit_required: bool = False) -> Card:
     rank = _RANK_BY_CODE.get(text)
     if rank is None:
         raise CardError(
-            f"{code!r} is not a card: use a rank (3 to 10, J, Q, K), optionally with a suit "
-            "letter (S, H, C, D, R for stars), or JOKER"
+            fill(
+                _(
+                    "%(code)s is not a card: use a rank (3 to 10, J, Q, K), optionally with a "
+                    "suit letter (S, H, C, D, R for stars), or JOKER"
+                ),
+                code=repr(code),
+            )
         )
     if suit_required and suit is None:
         raise CardError(
-            f"{code!r} needs a suit: add S, H, C, D or R (stars), as in {code.strip().upper()}H"
+            fill(
+                _("%(code)s needs a suit: add S, H, C, D or R (stars), as in %(example)s"),
+                code=repr(code),
+                example=code.strip().upper() + "H",
+            )
         )
+
     return Card(rank, suit)
 
 

@@ -16,10 +16,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from ..i18n import fill
+from ..i18n import gettext as _
+from .card_words import a_rank, number_word, rank_name, rank_plural, suit_name
 from .cards import (
     JOKER_POINTS,
-    RANK_NAMES,
-    RANK_PLURALS,
     RANKS,
     SUITS,
     WILD_POINTS,
@@ -78,12 +79,12 @@ def kept_in_words(cards_dealt: int) -> str:
     """The counts a player may keep, as a sentence ends: "0 or 3", "0, 1 or 4",
     "0, 1 to 4, or 7"."""
     if cards_dealt <= 3:
-        return f"0 or {cards_dealt}"
+        return fill(_("0 or %(dealt)s"), dealt=cards_dealt)
     if cards_dealt == 4:
-        return "0, 1 or 4"
+        return _("0, 1 or 4")
     if cards_dealt == 5:
-        return "0, 1, 2 or 5"
-    return f"0, 1 to {cards_dealt - 3}, or {cards_dealt}"
+        return _("0, 1, 2 or 5")
+    return fill(_("0, 1 to %(most)s, or %(dealt)s"), most=cards_dealt - 3, dealt=cards_dealt)
 
 
 def kept_hand_question(
@@ -97,18 +98,34 @@ def kept_hand_question(
         return ""
     group = _held_group(cards, wild_rank)
     if group:
-        return f"{group}: were they laid down? If {name} kept them, confirm."
+        return fill(
+            _("%(group)s: were they laid down? If %(name)s kept them, confirm."),
+            group=group,
+            name=name,
+        )
     jokers = sum(card.is_joker for card in cards)
     wild_cards = sum(card.rank == wild_rank for card in cards)
     if not jokers + wild_cards or len(cards) > cards_dealt - 3:
         return ""
-    wilds = " and the ".join(_wild_parts(jokers, wild_cards, wild_rank, article=False))
-    it = "it" if jokers + wild_cards == 1 else "them"
-    return (
-        f"{name} kept {len(cards)} of the {cards_dealt} cards dealt, so {name} laid cards "
-        f"down, and the {wilds} could have joined them: {'was it' if it == 'it' else 'were they'}"
-        f" kept? If {name} kept {it}, confirm."
+    parts = _wild_parts(jokers, wild_cards, wild_rank, article=False)
+    wilds = (
+        parts[0]
+        if len(parts) == 1
+        else fill(_("%(first)s and the %(second)s"), first=parts[0], second=parts[1])
     )
+    if jokers + wild_cards == 1:
+        question = _(
+            "%(name)s kept %(count)s of the %(dealt)s cards dealt, so %(name)s laid cards "
+            "down, and the %(wilds)s could have joined them: was it kept? If %(name)s kept "
+            "it, confirm."
+        )
+    else:
+        question = _(
+            "%(name)s kept %(count)s of the %(dealt)s cards dealt, so %(name)s laid cards "
+            "down, and the %(wilds)s could have joined them: were they kept? If %(name)s kept "
+            "them, confirm."
+        )
+    return fill(question, name=name, count=len(cards), dealt=cards_dealt, wilds=wilds)
 
 
 def _held_group(cards: Sequence[Card], wild_rank: int) -> str:
@@ -121,9 +138,9 @@ def _held_group(cards: Sequence[Card], wild_rank: int) -> str:
     by_rank = Counter(card.rank for card in naturals if card.rank is not None)
     rank, count = max(by_rank.items(), key=lambda item: item[1], default=(0, 0))
     if count + jokers + wild_cards >= 3:
-        book = [_count_words(count, RANK_NAMES[rank], RANK_PLURALS[rank])] if count else []
+        book = [_rank_count(count, rank)] if count else []
         book += _wild_parts(jokers, wild_cards, wild_rank)
-        return f"{_listed(book)} make a book"
+        return fill(_("%(cards)s make a book"), cards=_listed(book))
     # No book, so at most one wild: a run is three ranks in a row in one suit, or two ranks
     # of one suit a wild's gap or end away.
     by_suit = {
@@ -133,56 +150,54 @@ def _held_group(cards: Sequence[Card], wild_rank: int) -> str:
     for suit, ranks in by_suit.items():
         for low in ranks:
             if low + 1 in ranks and low + 2 in ranks:
-                names = _listed([RANK_NAMES[low], RANK_NAMES[low + 1], RANK_NAMES[low + 2]])
-                return f"The {names} of {SUITS[suit]} make a run"
+                names = _listed([rank_name(low), rank_name(low + 1), rank_name(low + 2)])
+                return fill(
+                    _("The %(ranks)s of %(suit)s make a run"), ranks=names, suit=suit_name(suit)
+                )
     wild = _wild_parts(jokers, wild_cards, wild_rank)
     for suit, ranks in by_suit.items():
         for low, high in zip(ranks, ranks[1:], strict=False):
             if wild and high - low <= 2:
-                names = _listed([RANK_NAMES[low], RANK_NAMES[high]])
-                return f"The {names} of {SUITS[suit]} and {wild[0]} make a run"
+                names = _listed([rank_name(low), rank_name(high)])
+                return fill(
+                    _("The %(ranks)s of %(suit)s and %(wild)s make a run"),
+                    ranks=names,
+                    suit=suit_name(suit),
+                    wild=wild[0],
+                )
     return ""
 
 
-_NUMBER_WORDS: tuple[str, ...] = (
-    "no",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-)
-_NUMBER_WORDS += ("ten", "eleven", "twelve", "thirteen")
-
-
-def _count_words(count: int, name: str, plural: str) -> str:
-    """ "a joker", "an Eight", "two Sevens"."""
+def _rank_count(count: int, rank: int) -> str:
+    """ "an Eight", "two Sevens"."""
     if count == 1:
-        return ("an " if name[0] in "AEIOU" else "a ") + name
-    return f"{_NUMBER_WORDS[count]} {plural}"
+        return a_rank(rank)
+    return fill(_("%(count)s %(ranks)s"), count=number_word(count), ranks=rank_plural(rank))
 
 
 def _wild_parts(jokers: int, wild_cards: int, wild_rank: int, *, article: bool = True) -> list[str]:
     """The wilds held, in words: ["two jokers", "a Five"], or without the article for one
     card and with the wild rank said: ["joker", "Five (wild)"]."""
     parts = []
-    if jokers:
-        parts.append(_count_words(jokers, "joker", "jokers"))
+    if jokers == 1:
+        parts.append(_("a joker") if article else _("joker"))
+    elif jokers:
+        parts.append(fill(_("%(count)s jokers"), count=number_word(jokers)))
     if wild_cards:
-        parts.append(
-            _count_words(wild_cards, RANK_NAMES[wild_rank], RANK_PLURALS[wild_rank])
-            + ("" if article else " (wild)")
-        )
-    return parts if article else [part.removeprefix("a ").removeprefix("an ") for part in parts]
+        if wild_cards > 1:
+            said = _rank_count(wild_cards, wild_rank)
+        else:
+            said = a_rank(wild_rank) if article else rank_name(wild_rank)
+        parts.append(said if article else fill(_("%(cards)s (wild)"), cards=said))
+    return parts
 
 
 def _listed(parts: Sequence[str]) -> str:
     """ "A", "A and B", "A, B and C", its first letter a capital."""
-    text = parts[-1] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    if len(parts) == 1:
+        text = parts[-1]
+    else:
+        text = fill(_("%(first)s and %(last)s"), first=", ".join(parts[:-1]), last=parts[-1])
     return text[:1].upper() + text[1:]
 
 

@@ -6,7 +6,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .cards import RANK_PLURALS, Card, Decks, card_points
+from ..i18n import fill
+from ..i18n import gettext as _
+from .card_words import card_name, rank_plural
+from .cards import Card, Decks, card_points
 from .leftovers import held_totals, kept_hand_question, kept_in_words, leftover_totals
 
 
@@ -56,44 +59,61 @@ def score_round(
     wild_rank: int,
     decks: Decks,
     players_in: Sequence[int] | None = None,
-    round_name: str = "this round",
+    round_name: str | None = None,
 ) -> RoundOutcome:
     """Check a round's results against the rules and the decks, and score them. results has
     one entry per seat: None for each seat not in players_in (default: everyone plays)."""
+    round_name = round_name or _("this round")
     error = RoundError()
     if len(results) != len(seat_names):
         error.table_errors.append(
-            f"Enter a result for each of the {len(seat_names)} players, in seat order "
-            "(null for a seat not in this round)."
+            fill(
+                _(
+                    "Enter a result for each of the %(count)s players, in seat order "
+                    "(null for a seat not in this round)."
+                ),
+                count=len(seat_names),
+            )
         )
         raise error
     playing = set(range(len(seat_names)) if players_in is None else players_in)
     for seat, result in enumerate(results):
         name = seat_names[seat]
         if seat in playing and result is None:
-            error.seat_errors[seat] = f"{name} plays {round_name}: enter {name}'s result."
+            error.seat_errors[seat] = fill(
+                _("%(name)s plays %(round)s: enter %(name)s's result."), name=name, round=round_name
+            )
         elif seat not in playing and result is not None:
-            error.seat_errors[seat] = (
-                f"{name} is not in {round_name}: leave {name}'s result empty (null)."
+            error.seat_errors[seat] = fill(
+                _("%(name)s is not in %(round)s: leave %(name)s's result empty (null)."),
+                name=name,
+                round=round_name,
             )
     if error.seat_errors:
         raise error
     played = [(seat, result) for seat, result in enumerate(results) if result is not None]
     went_out = [seat for seat, result in played if result.went_out]
     if not went_out:
-        error.table_errors.append("Choose the player who went out first.")
+        error.table_errors.append(_("Choose the player who went out first."))
     elif len(went_out) > 1:
         names = ", ".join(seat_names[seat] for seat in went_out)
         error.table_errors.append(
-            f"Only one player goes out first, not {names}. Others who laid down everything "
-            "score 0 with no cards."
+            fill(
+                _(
+                    "Only one player goes out first, not %(names)s. Others who laid down "
+                    "everything score 0 with no cards."
+                ),
+                names=names,
+            )
         )
     scores: list[int | None] = [None] * len(results)
     for seat, result in played:
         name = seat_names[seat]
         if result.went_out:
             if result.cards or result.points:
-                error.seat_errors[seat] = f"{name} went out, so {name} has no cards left."
+                error.seat_errors[seat] = fill(
+                    _("%(name)s went out, so %(name)s has no cards left."), name=name
+                )
             scores[seat] = 0
         elif result.points is not None:
             scores[seat] = result.points
@@ -115,8 +135,11 @@ def score_round(
                 cards, cards_dealt=cards_dealt, wild_rank=wild_rank, name=name
             )
             if len(cards) > cards_dealt:
-                error.seat_errors[seat] = (
-                    f"{name} has {len(cards)} cards, but only {cards_dealt} were dealt this round."
+                error.seat_errors[seat] = fill(
+                    _("%(name)s has %(count)s cards, but only %(dealt)s were dealt this round."),
+                    name=name,
+                    count=len(cards),
+                    dealt=cards_dealt,
                 )
             elif question and not result.confirmed:
                 error.seat_errors[seat] = question
@@ -134,7 +157,7 @@ def typed_points_error(
     wild_rank: int,
     decks: Decks,
     round_name: str,
-    name: str = "the player",
+    name: str | None = None,
     confirmed: bool = False,
     confirmable: bool = True,
 ) -> str:
@@ -144,28 +167,40 @@ def typed_points_error(
     cost says how to record them (tapped, then confirmed); confirmed, it is taken, unless
     not confirmable (a solitaire pile, whose cards are always laid out at their best)."""
     if points < 0:
-        return "Points cannot be negative."
+        return _("Points cannot be negative.")
     if points in (1, 2):
-        return "No card is worth 1 or 2 points: the lowest card is a 3."
+        return _("No card is worth 1 or 2 points: the lowest card is a 3.")
     possible = leftover_totals(cards_dealt, wild_rank, decks)
     if points in possible:
         return ""
     if confirmable and points in held_totals(cards_dealt, wild_rank, decks):
         if confirmed:
             return ""
-        return (
-            f"In {round_name}, only cards that hold a book or a run, or a wild card kept after "
-            f"laying down, leave {points} points. If {name} kept such cards, tap them, then "
-            "confirm."
+        return fill(
+            _(
+                "In %(round)s, only cards that hold a book or a run, or a wild card kept after "
+                "laying down, leave %(points)s points. If %(name)s kept such cards, tap them, "
+                "then confirm."
+            ),
+            round=round_name,
+            points=points,
+            name=name or _("the player"),
         )
     if points > max(possible):
-        return (
-            f"{points} is too many: in {round_name} the cards a player keeps cost at most "
-            f"{max(possible)}."
+        return fill(
+            _(
+                "%(points)s is too many: in %(round)s the cards a player keeps cost at most "
+                "%(most)s."
+            ),
+            points=points,
+            round=round_name,
+            most=max(possible),
         )
-    return (
-        f"In {round_name} a player keeps {kept_in_words(cards_dealt)} cards; "
-        f"{points} points cannot be left."
+    return fill(
+        _("In %(round)s a player keeps %(kept)s cards; %(points)s points cannot be left."),
+        round=round_name,
+        kept=kept_in_words(cards_dealt),
+        points=points,
     )
 
 
@@ -174,18 +209,34 @@ def _deck_errors(results: Sequence[SeatResult], decks: Decks) -> list[str]:
     errors = []
     jokers = sum(card.is_joker for card in cards)
     if jokers > decks.jokers:
-        errors.append(f"{jokers} jokers across the table, but the decks hold only {decks.jokers}.")
+        errors.append(
+            fill(
+                _("%(count)s jokers across the table, but the decks hold only %(most)s."),
+                count=jokers,
+                most=decks.jokers,
+            )
+        )
     ranks = Counter(card.rank for card in cards if card.rank is not None)
     for rank, count in sorted(ranks.items()):
         if count > decks.copies_of_rank:
             errors.append(
-                f"{count} {RANK_PLURALS[rank]} across the table, but the decks hold only "
-                f"{decks.copies_of_rank}."
+                fill(
+                    _("%(count)s %(ranks)s across the table, but the decks hold only %(most)s."),
+                    count=count,
+                    ranks=rank_plural(rank),
+                    most=decks.copies_of_rank,
+                )
             )
     exact = Counter(card for card in cards if card.rank is not None and card.suit is not None)
     for card, count in sorted(exact.items()):
         if count > decks.copies_of_card:
             errors.append(
-                f"{count} of the {card.name}, but the decks hold only {decks.copies_of_card}."
+                fill(
+                    _("%(count)s of the %(card)s, but the decks hold only %(most)s."),
+                    count=count,
+                    card=card_name(card),
+                    most=decks.copies_of_card,
+                )
             )
+
     return errors

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 
+from ..i18n import fill
+from ..i18n import gettext as _
 from .ratings import MU, NEW_UNTIL, SIGMA, ordinal, rate_game, rating_figure
 from .stats import HeadToHead
 
@@ -41,27 +43,44 @@ class Period:
         if self.year is not None:
             return str(self.year)
         if self.all_time:
-            return "All time"
-        since = self.start.isoformat() if self.start else "the first game"
-        until = self.end.isoformat() if self.end else "today"
-        return f"{since} to {until}"
+            return _("All time")
+        since = self.start.isoformat() if self.start else _("the first game")
+        until = self.end.isoformat() if self.end else _("today")
+        return fill(_("%(since)s to %(until)s"), since=since, until=until)
 
 
 def period_from(year: str | None, start: str | None, end: str | None) -> Period:
     """The period a question asks for: a year (YYYY), or from and to (ISO dates, both
     inclusive, either may be left out), or all time; PeriodError when it cannot be read."""
     if year not in (None, "") and (start or end):
-        raise PeriodError("Choose a year, or from and to, not both.")
+        raise PeriodError(_("Choose a year, or from and to, not both."))
     if year not in (None, ""):
         if not (year.isascii() and year.isdigit() and len(year) == 4):
-            raise PeriodError(f"The year must be four digits, such as 2026, not {year!r}.")
+            raise PeriodError(
+                fill(
+                    _("The year must be four digits, such as 2026, not %(year)s."),
+                    year=repr(year),
+                )
+            )
         number = int(year)
         if not EARLIEST_YEAR <= number <= LATEST_YEAR:
-            raise PeriodError(f"The year must be from {EARLIEST_YEAR} to {LATEST_YEAR}.")
+            raise PeriodError(
+                fill(
+                    _("The year must be from %(first)s to %(last)s."),
+                    first=EARLIEST_YEAR,
+                    last=LATEST_YEAR,
+                )
+            )
         return Period(date(number, 1, 1), date(number, 12, 31), year=number)
     first, last = _day(start, "from"), _day(end, "to")
     if first and last and first > last:
-        raise PeriodError(f"from ({first}) comes after to ({last}): nothing finished between.")
+        raise PeriodError(
+            fill(
+                _("from (%(first)s) comes after to (%(last)s): nothing finished between."),
+                first=first,
+                last=last,
+            )
+        )
     return Period(first, last)
 
 
@@ -71,7 +90,11 @@ def _day(text: str | None, name: str) -> date | None:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise PeriodError(f"{name} must be a date such as 2026-01-31, not {text!r}.") from None
+        if name == "from":
+            message = _("from must be a date such as 2026-01-31, not %(text)s.")
+        else:
+            message = _("to must be a date such as 2026-01-31, not %(text)s.")
+        raise PeriodError(fill(message, text=repr(text))) from None
 
 
 def _utc(moment: datetime) -> datetime:

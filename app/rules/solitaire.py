@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..i18n import fill
+from ..i18n import gettext as _
 from .cards import Card, Decks
 from .scoring import typed_points_error
 from .solver import Solution, solve
@@ -32,24 +34,32 @@ def score_pile(
     closed: bool = False,
     cards: Sequence[Card] | None = None,
     points: int | None = None,
-    pile_name: str = "this pile",
+    pile_name: str | None = None,
     recorded: bool = False,
 ) -> PileScore:
     """A pile is closed (0), typed points it could score, or exactly its cards, laid out in
     the best books and runs: what is left scores. Typed points of a recorded game (an import)
     are taken if some cards a pile of that size holds cost them: it was played so."""
+    pile_name = pile_name or _("this pile")
     if closed:
         return PileScore(points=0)
     if cards is not None:
         if len(cards) != cards_dealt:
             raise PileError(
-                f"{pile_name.capitalize()} holds {cards_dealt} cards: tap exactly "
-                f"{cards_dealt}, not {len(cards)}."
+                fill(
+                    _("%(pile)s holds %(dealt)s cards: tap exactly %(dealt)s, not %(count)s."),
+                    pile=pile_name.capitalize(),
+                    dealt=cards_dealt,
+                    count=len(cards),
+                )
             )
         solution = solve([card.code for card in cards], wild_rank, decks=SOLITAIRE_DECKS)
         return PileScore(points=solution.points, solution=solution)
     if points is None:
-        raise PileError(f"Say whether {pile_name} closed, or give its cards or its points.")
+        raise PileError(
+            fill(_("Say whether %(pile)s closed, or give its cards or its points."), pile=pile_name)
+        )
+
     message = typed_points_error(
         points,
         cards_dealt=cards_dealt,

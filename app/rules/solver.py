@@ -37,6 +37,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..i18n import fill
+from ..i18n import gettext as _
+from .card_words import card_name
 from .cards import RANK_CODES, RANKS, SUITS, Card, Decks, card_points, parse_card, parse_rank
 
 MAX_HAND = 14
@@ -127,7 +130,7 @@ def solve(
     wild = _parse_wild_rank(wild_rank)
     hand = _parse_hand(cards, decks or Decks(games=1))
     if discard and not hand:
-        raise ValueError("There is no card to discard: the hand is empty.")
+        raise ValueError(_("There is no card to discard: the hand is empty."))
     return _Solver(hand, wild).solve(discard)
 
 
@@ -136,27 +139,42 @@ def check_hand_size(card_count: int, *, cards_dealt: int, discard: bool) -> None
     dealt, or one more just after drawing (when a discard is asked for)."""
     wanted = cards_dealt + 1 if discard else cards_dealt
     if card_count != wanted:
-        after = "just after drawing, " if discard else ""
-        raise ValueError(
-            f"{cards_dealt} cards were dealt this round: a hand {after}holds exactly "
-            f"{wanted} cards, not {card_count}."
-        )
+        if discard:
+            message = _(
+                "%(dealt)s cards were dealt this round: a hand just after drawing, holds "
+                "exactly %(wanted)s cards, not %(count)s."
+            )
+        else:
+            message = _(
+                "%(dealt)s cards were dealt this round: a hand holds exactly %(wanted)s cards, "
+                "not %(count)s."
+            )
+        raise ValueError(fill(message, dealt=cards_dealt, wanted=wanted, count=card_count))
 
 
 def round_wild_rank(wild_rank: str | int | None, cards_dealt: int | None) -> int:
     """The wild rank of a round: given, or the one matching the cards dealt (they always
     match); ValueError when neither is given or they disagree."""
     if cards_dealt is not None and cards_dealt not in RANKS:
-        raise ValueError(f"{cards_dealt} cards are never dealt: rounds deal 3 to 13.")
+        raise ValueError(
+            fill(_("%(dealt)s cards are never dealt: rounds deal 3 to 13."), dealt=cards_dealt)
+        )
     if wild_rank is None:
         if cards_dealt is None:
-            raise ValueError("Give the wild rank, or the cards dealt this round.")
+            raise ValueError(_("Give the wild rank, or the cards dealt this round."))
         return cards_dealt
     wild = _parse_wild_rank(wild_rank)
     if cards_dealt is not None and wild != cards_dealt:
         raise ValueError(
-            f"With {cards_dealt} cards dealt the wild rank is {RANK_CODES[cards_dealt]}, "
-            f"not {RANK_CODES[wild]}: the wild rank always matches the cards dealt."
+            fill(
+                _(
+                    "With %(dealt)s cards dealt the wild rank is %(rank)s, not %(given)s: the "
+                    "wild rank always matches the cards dealt."
+                ),
+                dealt=cards_dealt,
+                rank=RANK_CODES[cards_dealt],
+                given=RANK_CODES[wild],
+            )
         )
     return wild
 
@@ -166,37 +184,67 @@ def round_wild_rank(wild_rank: str | int | None, cards_dealt: int | None) -> int
 
 def _parse_wild_rank(wild_rank: str | int) -> int:
     if isinstance(wild_rank, bool):
-        raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 10, J, Q or K")
+        raise ValueError(_not_a_wild_rank(wild_rank))
     if isinstance(wild_rank, int):
         if wild_rank in RANKS:
             return wild_rank
-        raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 13 (J = 11, Q = 12, K = 13)")
+        raise ValueError(
+            fill(
+                _("%(rank)s is not a wild rank: use 3 to 13 (J = 11, Q = 12, K = 13)"),
+                rank=repr(wild_rank),
+            )
+        )
     if isinstance(wild_rank, str):
         text = wild_rank.strip()
         if text.isascii() and text.isdigit() and int(text) in RANKS:
             return int(text)
         return parse_rank(text)
-    raise ValueError(f"{wild_rank!r} is not a wild rank: use 3 to 10, J, Q or K")
+    raise ValueError(_not_a_wild_rank(wild_rank))
+
+
+def _not_a_wild_rank(wild_rank: object) -> str:
+    return fill(_("%(rank)s is not a wild rank: use 3 to 10, J, Q or K"), rank=repr(wild_rank))
 
 
 def _parse_hand(cards: Sequence[str], decks: Decks) -> list[Card]:
     if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
-        raise ValueError("Give the hand as a list of card codes, such as ['QH', '10R', 'JOKER'].")
+        raise ValueError(
+            _("Give the hand as a list of card codes, such as ['QH', '10R', 'JOKER'].")
+        )
     if len(cards) > MAX_HAND:
         raise ValueError(
-            f"A hand holds at most {MAX_HAND} cards (13 dealt and 1 drawn), not {len(cards)}."
+            fill(
+                _("A hand holds at most %(most)s cards (13 dealt and 1 drawn), not %(count)s."),
+                most=MAX_HAND,
+                count=len(cards),
+            )
         )
     hand = [parse_card(code, suit_required=True) for code in cards]
     counts = Counter(hand)
     jokers = counts.pop(Card(None), 0)
     if jokers > decks.jokers:
-        raise ValueError(f"{jokers} jokers in one hand, but the decks hold only {decks.jokers}.")
+        raise ValueError(
+            fill(
+                _("%(count)s jokers in one hand, but the decks hold only %(most)s."),
+                count=jokers,
+                most=decks.jokers,
+            )
+        )
     for card, count in sorted(counts.items()):
         if count > decks.copies_of_card:
             raise ValueError(
-                f"{count} of the {card.name} ({card.code}) in one hand, but the decks hold "
-                f"only {decks.copies_of_card}."
+                fill(
+                    _(
+                        "%(count)s of the %(card)s (%(code)s) in one hand, but the decks hold "
+                        "only %(most)s."
+                    ),
+                    count=count,
+                    card=card_name(card),
+                    code=card.code,
+                    most=decks.copies_of_card,
+                )
             )
+
     return hand
 
 
@@ -628,7 +676,7 @@ def _grow(places: list[_Place], own: Counter[Card], wild: int, *, only_own: bool
 
 def _lengthen(runs: list[list[_Place]], extra: int, own: Counter[Card], wild: int) -> None:
     """Find room in the runs for one or two spare wilds (there is no book to take them)."""
-    for _ in range(extra):
+    for _turn in range(extra):
         if not any(_grow(places, own, wild) for places in runs):
             # Every run is 3 to King: split one in two and lengthen the upper part down.
             runs.append(runs[0][3:])

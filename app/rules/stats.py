@@ -6,6 +6,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..i18n import fill
+from ..i18n import gettext as _
 from .standings import ranking
 
 
@@ -230,8 +232,12 @@ def result_line(players: Sequence[str], seat_totals: Sequence[int], winners: Seq
     if not winners:
         return ""
     names = " & ".join(players[seat] for seat in winners)
-    verb = "wins" if len(winners) == 1 else "win"
-    parts = [f"{names} {verb} with {seat_totals[winners[0]]}"]
+    if len(winners) == 1:
+        won = _("%(names)s wins with %(total)s")
+    else:
+        won = _("%(names)s win with %(total)s")
+    parts = [fill(won, names=names, total=seat_totals[winners[0]])]
+
     parts += [
         f"{players[seat]} {seat_totals[seat]}"
         for seat in ranking(seat_totals)

@@ -38,6 +38,7 @@ from .state import (
     TableNotFound,
     TableState,
     TableSummary,
+    crowded,
 )
 from .sums import ImportedGame, forget_games, imported_game, record_change
 
@@ -56,6 +57,7 @@ __all__ = [
     "TableGameView",
     "TableNotFound",
     "TableState",
+    "crowded",
     "TableSummary",
     "ImportedGame",
     "imported_game",

@@ -16,6 +16,8 @@ from sqlmodel import Session, col, func, or_, select
 from .. import games
 from ..db import begin_write, locked
 from ..games import GameMode, GameState, OpenGame
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import (
     MergedPerson,
     Person,
@@ -24,14 +26,13 @@ from ..models import (
     TableGame,
     TableVersion,
 )
-from ..names import UnreadableText, folded, looks_blank, plain_name
+from ..names import UnreadableText, folded
 from ..rules.schedule import RoundOrder
 from ..rules.seasons import Period
 from ..rules.stats import PersonStats
 from . import seasons
 from .listing import game_views, most_recent_first
 from .state import (
-    TABLE_NAME_LENGTH,
     DeletedGame,
     NoSuchPerson,
     PersonMerged,
@@ -40,24 +41,10 @@ from .state import (
     TableError,
     TableNotFound,
     TableState,
+    clean_table_name,
+    crowded,
 )
 from .sums import ImportedGame, advance, link_game, link_imported_games, people_for
-
-
-def clean_table_name(name: str) -> str:
-    """The table's name in the form player names take (one normal form, no control or
-    invisible characters, spaces folded); TableError when it shows nothing or is too long."""
-    try:
-        cleaned = plain_name(str(name))
-    except UnreadableText as error:
-        raise TableError(f"The table's name {error}: type it again.") from error
-    if not cleaned:
-        raise TableError("Give the table a name, such as your family's.")
-    if looks_blank(cleaned):
-        raise TableError("The table's name shows nothing: type letters or emoji.")
-    if len(cleaned) > TABLE_NAME_LENGTH:
-        raise TableError(f"Table names have at most {TABLE_NAME_LENGTH} letters.")
-    return cleaned
 
 
 def create_table(session: Session, *, name: str) -> TableState:
@@ -156,11 +143,7 @@ def start_game(
         people = len(keys.union(known))
         if people > max_people:
             session.rollback()
-            raise TableError(
-                f"This game would bring the table to {people} people; a table has at most "
-                f"{max_people} (TABLE_MAX_PEOPLE). Merge people who are the same, or start "
-                "the game without the table."
-            )
+            raise crowded(people, max_people, importing=False)
 
     def link(state: GameState) -> None:
         link_game(session, table_id, state, people_for(session, table_id, state.players))
@@ -193,14 +176,16 @@ def rename_person(session: Session, *, table_code: str, person_id: int, name: st
     table = find_row(session, table_code, lock=True)
     person = _person(session, table, person_id)
     if not name.strip():
-        raise TableError("A person needs a name.")
+        raise TableError(_("A person needs a name."))
     (cleaned,) = games.clean_names([name])
     key = folded(cleaned)
     clash = session.exec(
         select(Person).where(Person.table_id == table.id, Person.folded_name == key)
     ).first()
     if clash is not None and clash.id != person.id:
-        raise TableError(f"{clash.name} is already at this table: merge the two instead.")
+        raise TableError(
+            fill(_("%(name)s is already at this table: merge the two instead."), name=clash.name)
+        )
     person.name = cleaned
     person.folded_name = key
     session.add(person)
@@ -225,8 +210,15 @@ def check_room_for(session: Session, *, game_id: int, name: str, max_people: int
         return
     if len(keys) >= max_people:
         raise TableError(
-            f"{name.strip()[:30]} would be person {len(keys) + 1} of this table; a table has "
-            f"at most {max_people} (TABLE_MAX_PEOPLE). Merge people who are the same first."
+            fill(
+                _(
+                    "%(name)s would be person %(number)s of this table; a table has at most "
+                    "%(most)s (TABLE_MAX_PEOPLE). Merge people who are the same first."
+                ),
+                name=name.strip()[:30],
+                number=len(keys) + 1,
+                most=max_people,
+            )
         )
 
 
@@ -237,15 +229,19 @@ def person_named(session: Session, *, table_code: str, name: str) -> int:
     try:
         wanted = folded(name)
     except UnreadableText as error:
-        raise TableError(f"The name {error}: type it again.") from error
+        raise TableError(
+            _("The name holds characters that are not text (lone surrogates): type it again.")
+        ) from error
     if not wanted:
-        raise TableError("Choose who they are the same person as.")
+        raise TableError(_("Choose who they are the same person as."))
     found = session.exec(
         select(Person.id).where(Person.table_id == table.id, Person.folded_name == wanted)
     ).first()
     if found is not None:
         return found
-    raise TableError(f"Nobody called {' '.join(name.split())[:30]} is at this table.")
+    raise TableError(
+        fill(_("Nobody called %(name)s is at this table."), name=" ".join(name.split())[:30])
+    )
 
 
 def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: int) -> TableState:
@@ -255,14 +251,18 @@ def merge_people(session: Session, *, table_code: str, keep_id: int, merge_id: i
     keep = _person(session, table, keep_id)
     merged = _person(session, table, merge_id)
     if keep.id == merged.id:
-        raise TableError("Choose two different people to merge.")
+        raise TableError(_("Choose two different people to merge."))
     keep_games = set(
         session.exec(select(PersonGame.game_id).where(PersonGame.person_id == keep.id)).all()
     )
     merged_rows = session.exec(select(PersonGame).where(PersonGame.person_id == merged.id)).all()
     if any(row.game_id in keep_games for row in merged_rows):
         raise TableError(
-            f"{keep.name} and {merged.name} played in the same game, so they are two people."
+            fill(
+                _("%(one)s and %(other)s played in the same game, so they are two people."),
+                one=keep.name,
+                other=merged.name,
+            )
         )
     for row in merged_rows:
         row.person_id = keep.id or 0
@@ -300,16 +300,13 @@ def link_imported(
     if len(people | set(new_names)) > max_people:
         games.remove_games(session, [game.game_id for game in imported])
         session.commit()
-        raise TableError(
-            f"The import would bring the table to {len(people | set(new_names))} people; a "
-            f"table has at most {max_people} (TABLE_MAX_PEOPLE). Nothing was imported."
-        )
+        raise crowded(len(people | set(new_names)), max_people, importing=True)
     person_of = dict(
         zip(new_names, people_for(session, table_id, list(new_names.values())), strict=True)
     )
     if games.show_recorded_games(session, [game.game_id for game in fresh]) != len(fresh):
         session.rollback()
-        raise TableError("The import took too long and was let go. Import the file again.")
+        raise TableError(_("The import took too long and was let go. Import the file again."))
     link_imported_games(session, table_id, fresh, person_of)
     if again:
         games.remove_games(session, again)
@@ -414,7 +411,7 @@ def find_row(
         query = select(PlayTable).where(or_(PlayTable.code == code, PlayTable.watch_code == code))
         table = session.exec(locked(query) if lock else query).first()
     if table is None:
-        raise TableNotFound("No table has this code. Check the link, or start a new table.")
+        raise TableNotFound(_("No table has this code. Check the link, or start a new table."))
     if for_edit and code != table.code:
         raise ReadOnlyTable(ReadOnlyTable.message)
     return table
@@ -445,11 +442,17 @@ def _not_here(session: Session, table: PlayTable, person_id: int) -> TableError:
         into = session.get(Person, asked)
         if into is not None and into.table_id == table.id:
             return PersonMerged(
-                f"{name} was merged and is one person with {into.name} now. Reload the table "
-                "to see who is at it.",
+                fill(
+                    _(
+                        "%(name)s was merged and is one person with %(into)s now. Reload the "
+                        "table to see who is at it."
+                    ),
+                    name=name,
+                    into=into.name,
+                ),
                 into_id=asked,
             )
-    return NoSuchPerson(f"Person {person_id} is not at this table.")
+    return NoSuchPerson(fill(_("Person %(number)s is not at this table."), number=person_id))
 
 
 def _state(session: Session, table: PlayTable, *, games_limit: int | None = None) -> TableState:

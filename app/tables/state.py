@@ -7,6 +7,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
 
+from ..i18n import fill, lazy
+from ..i18n import gettext as _
+from ..names import UnreadableText, looks_blank, plain_name
 from ..rules.seasons import FinishedGame, Period, Ratings, Records, Streaks
 from ..rules.stats import HeadToHead, PersonStats
 
@@ -24,7 +27,7 @@ class TableError(ValueError):
 class ReadOnlyTable(TableError):
     """A change asked for with the table's watch code."""
 
-    message = (
+    message = lazy(
         "This is the table's watch link: it shows the games and stats but cannot change "
         "anything. Ask whoever keeps the table's scorekeeper link."
     )
@@ -142,3 +145,42 @@ class DeletedGame(NamedTuple):
     created_at: datetime
     deleted_at: datetime
     players: tuple[str, ...]
+
+
+def clean_table_name(name: str) -> str:
+    """The table's name in the form player names take (one normal form, no control or
+    invisible characters, spaces folded); TableError when it shows nothing or is too long."""
+    try:
+        cleaned = plain_name(str(name))
+    except UnreadableText as error:
+        raise TableError(
+            _(
+                "The table's name holds characters that are not text (lone surrogates): "
+                "type it again."
+            )
+        ) from error
+    if not cleaned:
+        raise TableError(_("Give the table a name, such as your family's."))
+    if looks_blank(cleaned):
+        raise TableError(_("The table's name shows nothing: type letters or emoji."))
+    if len(cleaned) > TABLE_NAME_LENGTH:
+        raise TableError(
+            fill(_("Table names have at most %(most)s letters."), most=TABLE_NAME_LENGTH)
+        )
+    return cleaned
+
+
+def crowded(people: int, most: int, *, importing: bool) -> TableError:
+    """A game or an import that would seat more people at the table than it takes."""
+    if importing:
+        message = _(
+            "The import would bring the table to %(people)s people; a table has at most "
+            "%(most)s (TABLE_MAX_PEOPLE). Nothing was imported."
+        )
+    else:
+        message = _(
+            "This game would bring the table to %(people)s people; a table has at most "
+            "%(most)s (TABLE_MAX_PEOPLE). Merge people who are the same, or start the game "
+            "without the table."
+        )
+    return TableError(fill(message, people=people, most=most))

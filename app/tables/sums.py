@@ -14,6 +14,8 @@ from sqlmodel import Session, col, delete, select
 
 from ..db import insert_plain_rows
 from ..games import GameChange, GameState
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..models import Person, PersonGame, TableGame, TableVersion, utc_now
 from ..names import folded
 from ..rules.stats import game_outcomes
@@ -272,8 +274,14 @@ def _seat_joined(session: Session, table_id: int, state: GameState, position: in
     if already is not None:
         # A person renamed at the table whose old name is still on this game's sheet.
         raise TableError(
-            f"{state.players[position]} already plays in this game (as "
-            f"{state.players[already]}): give the newcomer another name."
+            fill(
+                _(
+                    "%(name)s already plays in this game (as %(old)s): give the newcomer "
+                    "another name."
+                ),
+                name=state.players[position],
+                old=state.players[already],
+            )
         )
     session.add(
         PersonGame(table_id=table_id, game_id=state.game_id, person_id=person_id, position=position)

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from html import escape
 
 from ..games import GameState
+from ..i18n import fill, ngettext
+from ..i18n import gettext as _
 from ..rules.ratings import START
 
 WIDTH = 360
@@ -78,10 +80,11 @@ def totals_chart(players: Sequence[str], lines: Sequence[Line], round_count: int
         return PLOT_TOP + PLOT_HEIGHT * (1 - total / top)
 
     names = ", ".join(escape(name) for name in players)
+    title = fill(_("Running totals: %(names)s"), names=names)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'width="{WIDTH}" height="{height}" role="img">',
-        f"<title>Running totals: {names}</title>",
+        f"<title>{title}</title>",
         f"<style>{_style()}</style>",
     ]
     for value in range(0, top + 1, step):
@@ -140,10 +143,11 @@ def rating_chart(name: str, figures: Sequence[int]) -> str:
     def y(value: float) -> float:
         return PLOT_TOP + PLOT_HEIGHT * (1 - (value - bottom) / (top - bottom))
 
+    title = fill(_("%(name)s's rating, game by game"), name=escape(name))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'width="{WIDTH}" height="{height}" role="img">',
-        f"<title>{escape(name)}'s rating, game by game</title>",
+        f"<title>{title}</title>",
         f"<style>{_style()}</style>",
     ]
     for value in range(bottom, top + 1, step):
@@ -157,8 +161,13 @@ def rating_chart(name: str, figures: Sequence[int]) -> str:
         parts.append(f'<polyline class="line s0" points="{points}"/>')
         parts.append(
             f'<text x="{PLOT_LEFT}" y="{PLOT_TOP + PLOT_HEIGHT + 16}">'
-            f"From {START}: {len(figures)} rated {'game' if len(figures) == 1 else 'games'}, "
-            f"now {figures[-1]}</text>"
+            + ngettext(
+                "From %(start)s: %(num)s rated game, now %(now)s",
+                "From %(start)s: %(num)s rated games, now %(now)s",
+                len(figures),
+            )
+            % {"start": START, "num": len(figures), "now": figures[-1]}
+            + "</text>"
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -31,6 +31,8 @@ from ..games import (
     VersionRequired,
     load_game,
 )
+from ..i18n import fill, lazy, ngettext
+from ..i18n import gettext as _
 from ..imports import ImportRefused, ImportTooBig
 from ..names import UnreadableText
 from ..ratelimit import RateLimited
@@ -50,7 +52,7 @@ from .rendering import error_page, replaced_link_page
 from .schemas import game_public
 
 log = logging.getLogger("crownkeeper")
-BUSY_MESSAGE = "The score keeper is busy; try again."
+BUSY_MESSAGE = lazy("The score keeper is busy; try again.")
 BUSY_RETRY_AFTER = "2"
 
 # Every error the services raise, with the one status it is answered with, on the API and on
@@ -89,7 +91,7 @@ def install(app: FastAPI) -> None:
     """Answer every error the routes leave to the app."""
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    for error_class, _ in STATUS:
+    for error_class, _status in STATUS:
         app.add_exception_handler(error_class, _service_error)
     app.add_exception_handler(DBAPIError, _database_problem)
 
@@ -222,15 +224,94 @@ async def _database_problem(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, DBAPIError)
     if not (is_busy(exc) or is_retryable(exc)):
         raise exc
-    return problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
+    return problem(request, str(BUSY_MESSAGE), 503, headers={"Retry-After": BUSY_RETRY_AFTER})
 
 
 def _describe(error: dict[str, Any]) -> str:
     if error.get("type") == "json_invalid":
-        return "The request body is not valid JSON."
+        return _("The request body is not valid JSON.")
     where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
-    message = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
-    return f"{where}: {message}." if where else f"{message}."
+    message = validation_words(error).removeprefix("Value error, ")
+    if not where:
+        return fill(_("%(problem)s."), problem=message)
+    return fill(_("%(where)s: %(problem)s."), where=where, problem=message)
+
+
+def validation_words(error: dict[str, Any]) -> str:
+    """Pydantic's sentence for a value that does not fit, in the reader's language: the
+    kinds an API client meets, said again from Pydantic's own English (which any other kind
+    keeps, as does one whose English reads otherwise in this version of Pydantic)."""
+    english = str(error.get("msg", "is not valid"))
+    context = error.get("ctx") or {}
+    kind = error.get("type")
+    said = _PYDANTIC_WORDS.get(str(kind))
+    try:
+        if said is not None:
+            words = fill(str(said), **context)
+            english_again = fill(str.__str__(said), **context)
+        elif kind in _PYDANTIC_COUNTED:
+            singular, plural, key = _PYDANTIC_COUNTED[str(kind)]
+            count = int(context[key])
+            words = ngettext(singular, plural, count) % {**context, "num": count}
+            english_again = (singular if count == 1 else plural) % {**context, "num": count}
+        else:
+            return english
+    except (KeyError, TypeError, ValueError):
+        return english
+    return words if english_again == english else english
+
+
+_PYDANTIC_WORDS = {
+    "missing": lazy("Field required"),
+    "int_type": lazy("Input should be a valid integer"),
+    "int_parsing": lazy("Input should be a valid integer, unable to parse string as an integer"),
+    "int_from_float": lazy("Input should be a valid integer, got a number with a fractional part"),
+    "bool_type": lazy("Input should be a valid boolean"),
+    "bool_parsing": lazy("Input should be a valid boolean, unable to interpret input"),
+    "string_type": lazy("Input should be a valid string"),
+    "list_type": lazy("Input should be a valid list"),
+    "dict_type": lazy("Input should be a valid dictionary"),
+    "model_attributes_type": lazy(
+        "Input should be a valid dictionary or object to extract fields from"
+    ),
+    "greater_than_equal": lazy("Input should be greater than or equal to %(ge)s"),
+    "less_than_equal": lazy("Input should be less than or equal to %(le)s"),
+    "greater_than": lazy("Input should be greater than %(gt)s"),
+    "less_than": lazy("Input should be less than %(lt)s"),
+    "literal_error": lazy("Input should be %(expected)s"),
+    "enum": lazy("Input should be %(expected)s"),
+    "extra_forbidden": lazy("Extra inputs are not permitted"),
+    "date_from_datetime_parsing": lazy("Input should be a valid date or datetime, %(error)s"),
+}
+"""Pydantic's sentences by the kind of error, with its context's values as placeholders."""
+HTTP_PHRASES = {
+    "Not Found": lazy("Not Found"),
+    "Method Not Allowed": lazy("Method Not Allowed"),
+}
+"""Starlette's own details, said in the reader's language."""
+_PYDANTIC_COUNTED = {
+    "string_too_long": (
+        "String should have at most %(num)s character",
+        "String should have at most %(num)s characters",
+        "max_length",
+    ),
+    "string_too_short": (
+        "String should have at least %(num)s character",
+        "String should have at least %(num)s characters",
+        "min_length",
+    ),
+    "too_long": (
+        "List should have at most %(num)s item after validation, not %(actual_length)s",
+        "List should have at most %(num)s items after validation, not %(actual_length)s",
+        "max_length",
+    ),
+    "too_short": (
+        "List should have at least %(num)s item after validation, not %(actual_length)s",
+        "List should have at least %(num)s items after validation, not %(actual_length)s",
+        "min_length",
+    ),
+}
+"""Pydantic's sentences that count (characters, items), as ngettext takes them."""
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
@@ -271,7 +352,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     detail = str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found" and not is_api(request):
-        detail = f"There is no page at {request.url.path}."
+        detail = fill(_("There is no page at %(path)s."), path=request.url.path)
+    elif detail in HTTP_PHRASES:
+        detail = str(HTTP_PHRASES[detail])
     return problem(request, detail, exc.status_code, headers=exc.headers)
 
 
@@ -281,8 +364,10 @@ def failure_answer(scope: Scope, busy: bool) -> Callable[[Scope, Receive, Send],
     request = Request(scope)
     try:
         if busy:
-            return problem(request, BUSY_MESSAGE, 503, headers={"Retry-After": BUSY_RETRY_AFTER})
-        return problem(request, "Something went wrong on the server; try again.", 500)
+            return problem(
+                request, str(BUSY_MESSAGE), 503, headers={"Retry-After": BUSY_RETRY_AFTER}
+            )
+        return problem(request, _("Something went wrong on the server; try again."), 500)
     except Exception:  # the error page itself failed: say it plainly
         log.exception("Error page failed")
-        return JSONResponse({"detail": "Something went wrong on the server."}, status_code=500)
+        return JSONResponse({"detail": _("Something went wrong on the server.")}, status_code=500)

@@ -7,13 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..games import GameState, RoundState, SeatEntry
+from ..i18n import fill, ngettext
+from ..i18n import gettext as _
 from ..rules.cards import (
-    JOKER,
-    JOKER_POINTS,
     MAX_PLAYERS,
-    RANK_CODES,
-    RANK_NAMES,
-    RANKS,
     CardError,
     Decks,
     card_points,
@@ -22,36 +19,10 @@ from ..rules.cards import (
 from ..rules.schedule import ROUND_COUNT, ROUND_ORDERS, RoundOrder, cards_dealt
 from ..rules.scoring import SeatResult
 from ..rules.solver import MAX_HAND, Solution, solve
+from .card_faces import CardFace, card_face
 
 MAX_FORM_CARDS = 20
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
-
-
-@dataclass(frozen=True)
-class KeypadKey:
-    """One button of the card picker."""
-
-    code: str
-    label: str
-    name: str
-    points: int
-    wild: bool
-
-
-def keypad(wild_rank: int) -> list[KeypadKey]:
-    """The picker's buttons for a round: 3 .. K, then Joker, with what each costs."""
-    keys = [
-        KeypadKey(
-            code=RANK_CODES[rank],
-            label=RANK_CODES[rank],
-            name=RANK_NAMES[rank],
-            points=card_points(parse_card(RANK_CODES[rank]), wild_rank=wild_rank),
-            wild=rank == wild_rank,
-        )
-        for rank in RANKS
-    ]
-    keys.append(KeypadKey(code=JOKER, label="Joker", name="Joker", points=JOKER_POINTS, wild=True))
-    return keys
 
 
 @dataclass
@@ -167,8 +138,10 @@ class RoundForm:
         forgotten player is not a 0)."""
         if self.version_unreadable:
             self.errors.append(
-                "This page's copy of the game could not be read, so nothing was saved. "
-                "Check the sheet, then save again: your entries are kept."
+                _(
+                    "This page's copy of the game could not be read, so nothing was saved. "
+                    "Check the sheet, then save again: your entries are kept."
+                )
             )
             return None
         results: list[SeatResult | None] = []
@@ -179,11 +152,15 @@ class RoundForm:
                 results.append(SeatResult(went_out=True))
             elif not (entry.typed or entry.cards or entry.zero) and self.went_out is not None:
                 name = names[seat]
-                entry.error = f"Did {name} go out too? Tap Went out or add {name}'s cards."
+                entry.error = fill(
+                    _("Did %(name)s go out too? Tap Went out or add %(name)s's cards."), name=name
+                )
             elif entry.typed:
                 points = _int_or_none(entry.typed)
                 if points is None:
-                    entry.error = f"{entry.typed[:10]!r} is not a number of points."
+                    entry.error = fill(
+                        _("%(typed)s is not a number of points."), typed=repr(entry.typed[:10])
+                    )
                 results.append(SeatResult(points=points))
             else:
                 try:
@@ -235,13 +212,17 @@ class NewGameForm:
         if numbered and numbered[-1] >= MAX_PLAYERS:
             extra = sum(bool(fields[f"name_{i}"].strip()) for i in numbered if i >= MAX_PLAYERS)
             if extra:
-                form.problem = (
-                    f"A game has at most {MAX_PLAYERS} players; "
-                    f"{extra} more name(s) were sent and left out."
+                form.problem = fill(
+                    _(
+                        "A game has at most %(most)s players; %(extra)s more name(s) were "
+                        "sent and left out."
+                    ),
+                    most=MAX_PLAYERS,
+                    extra=extra,
                 )
         first = _int_or_none(fields.get("first_dealer", "0"))
         if first is None or not 0 <= first < max(len(form.names), 1):
-            form.problem = form.problem or "Choose the first dealer from the players listed."
+            form.problem = form.problem or _("Choose the first dealer from the players listed.")
         else:
             form.first_dealer = first
         form.mode = "solitaire" if fields.get("mode") == "solitaire" else "game"
@@ -307,9 +288,9 @@ class JoinForm:
         if seat_text not in ("", "last"):
             form.seat = _int_or_none(seat_text)
             if form.seat is None:
-                form.error = "Choose where the new player sits."
+                form.error = _("Choose where the new player sits.")
         if form.start_choice == "points" and _int_or_none(form.start_points) is None:
-            form.error = "Type the points the new player starts with, or choose another start."
+            form.error = _("Type the points the new player starts with, or choose another start.")
         return form
 
     def start(self) -> str | int:
@@ -354,48 +335,6 @@ def _seat_index(text: str, seat_count: int) -> int | None:
     return value if value is not None and 0 <= value < seat_count else None
 
 
-SUIT_SYMBOLS = {"R": "★", "H": "♥", "C": "♣", "S": "♠", "D": "♦"}
-
-
-@dataclass(frozen=True)
-class CardFace:
-    """How a card is drawn on a page: rank, suit symbol and colour class, spoken name."""
-
-    code: str
-    rank: str
-    suit: str
-    symbol: str
-    name: str
-
-
-def card_face(code: str) -> CardFace:
-    """The face for a card code ("QH", "9", "JOKER")."""
-    card = parse_card(code)
-    if card.rank is None:
-        return CardFace(code=JOKER, rank="Joker", suit="joker", symbol="", name="Joker")
-    suit = card.suit or ""
-    return CardFace(
-        code=card.code,
-        rank=RANK_CODES[card.rank],
-        suit=suit,
-        symbol=SUIT_SYMBOLS.get(suit, ""),
-        name=card.name,
-    )
-
-
-def chip_face(code: str) -> CardFace:
-    """The face for a chip; a code that is not a card shows as typed (its error says why)."""
-    try:
-        return card_face(code)
-    except CardError:
-        return CardFace(code=code, rank=code, suit="", symbol="", name=code)
-
-
-def suit_grid() -> list[list[CardFace]]:
-    """The hand checker's buttons: a row per rank, a column per suit."""
-    return [[card_face(RANK_CODES[rank] + suit) for suit in SUIT_SYMBOLS] for rank in RANKS]
-
-
 @dataclass
 class HandForm:
     """The hand checker's form: the round's cards dealt, the cards tapped, and whether to
@@ -416,13 +355,13 @@ class HandForm:
         if "cards_dealt" in fields:
             dealt = _int_or_none(fields.get("cards_dealt", ""))
             if dealt is None or not 3 <= dealt <= 13:
-                form.error = "Choose how many cards were dealt: 3 to 13."
+                form.error = _("Choose how many cards were dealt: 3 to 13.")
             else:
                 form.cards_dealt = dealt
         else:
             number = _int_or_none(fields.get("round", "1"))
             if number is None or not 1 <= number <= ROUND_COUNT:
-                form.error = f"Choose a round from 1 to {ROUND_COUNT}."
+                form.error = fill(_("Choose a round from 1 to %(last)s."), last=ROUND_COUNT)
             else:
                 form.cards_dealt = cards_dealt(number)
         form.cards = [c.strip().upper() for c in fields.get("cards", "").split(",") if c.strip()]
@@ -450,11 +389,15 @@ class HandForm:
     def cards_to_tap(self) -> str:
         """What to tap, in a player's words."""
         if self.discard:
-            return (
-                f"Tap the {self.wanted} cards in the hand: the {self.cards_dealt} dealt "
-                "and the one just drawn."
+            return fill(
+                _(
+                    "Tap the %(wanted)s cards in the hand: the %(dealt)s dealt and the one "
+                    "just drawn."
+                ),
+                wanted=self.wanted,
+                dealt=self.cards_dealt,
             )
-        return f"Tap the {self.wanted} cards in the hand."
+        return fill(_("Tap the %(wanted)s cards in the hand."), wanted=self.wanted)
 
     @property
     def still_to_tap(self) -> str:
@@ -462,17 +405,25 @@ class HandForm:
         missing = self.wanted - len(self.cards)
         if missing <= 0:
             return ""
-        return f"Tap {missing} more card{'s' if missing > 1 else ''}: the hand holds {self.wanted}."
+        return ngettext(
+            "Tap %(num)s more card: the hand holds %(wanted)s.",
+            "Tap %(num)s more cards: the hand holds %(wanted)s.",
+            missing,
+        ) % {"num": missing, "wanted": self.wanted}
 
     def count_error(self) -> str:
         """Too many cards for this round, in a player's words ("" otherwise)."""
         extra = len(self.cards) - self.wanted
         if extra <= 0:
             return ""
-        return (
-            f"{len(self.cards)} cards is too many: {self.cards_dealt} were dealt"
-            f"{', and one was drawn' if self.discard else ''}. Remove {extra}."
-        )
+        if self.discard:
+            message = _(
+                "%(count)s cards is too many: %(dealt)s were dealt, and one was drawn. "
+                "Remove %(extra)s."
+            )
+        else:
+            message = _("%(count)s cards is too many: %(dealt)s were dealt. Remove %(extra)s.")
+        return fill(message, count=len(self.cards), dealt=self.cards_dealt, extra=extra)
 
     def check(self, wild_rank: int, decks: Decks) -> tuple[list[CardFace], Solution | None]:
         """The tapped cards' faces and, once the hand holds the right count, its best layout;

@@ -24,6 +24,8 @@ from ..games import (
     return_player,
     save_round,
 )
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..rules.cards import JOKER_POINTS, WILD_POINTS, Decks
 from ..rules.schedule import plan_rounds
 from ..rules.scoring import RoundError
@@ -297,9 +299,14 @@ def _note_problem(form: RoundForm, state: GameState, error: Exception) -> None:
     elif isinstance(error, VersionRequired):
         name = state.round_name(state.round(form.number))
         form.errors = [
-            f"{name[0].upper()}{name[1:]} is saved already, and this form did not say which "
-            "copy of the game it was filled in on, so nothing was saved; your entries are "
-            "kept. Save again to put them in place of the round as it is saved now."
+            fill(
+                _(
+                    "%(round)s is saved already, and this form did not say which copy of the "
+                    "game it was filled in on, so nothing was saved; your entries are kept. "
+                    "Save again to put them in place of the round as it is saved now."
+                ),
+                round=name[0].upper() + name[1:],
+            )
         ]
         # Saving again is based on the game this answer shows.
         form.version = state.version
@@ -359,8 +366,8 @@ def _saved_text(state: GameState, saved_round: int | None) -> str:
     if saved_round is None:
         return ""
     if state.round(saved_round).is_tiebreak:
-        return "Tie-break saved"
-    return f"Round {saved_round} saved"
+        return _("Tie-break saved")
+    return fill(_("Round %(number)s saved"), number=saved_round)
 
 
 def _players_response(

@@ -8,9 +8,11 @@ from urllib.parse import urlencode
 
 from fastapi import HTTPException, Request
 
+from ..i18n import fill, lazy
+from ..i18n import gettext as _
 from ..tables import PersonView, TableState
 
-ORDERS = {"rating": "Rating", "wins": "Wins", "win_rate": "Win rate"}
+ORDERS = {"rating": lazy("Rating"), "wins": lazy("Wins"), "win_rate": lazy("Win rate")}
 """Each order the address may ask for, and its link's words."""
 DEFAULT_ORDER = "rating"
 KEPT_PARAMS = ("year", "from", "to", "people")
@@ -29,7 +31,14 @@ def order_asked(request: Request) -> str:
     asked = request.query_params.get("order") or DEFAULT_ORDER
     if asked not in ORDERS:
         choices = ", ".join(ORDERS)
-        raise HTTPException(422, f"order must be one of {choices}, not {asked[:40]!r}.")
+        raise HTTPException(
+            422,
+            fill(
+                _("order must be one of %(choices)s, not %(asked)s."),
+                choices=choices,
+                asked=repr(asked[:40]),
+            ),
+        )
     return asked
 
 
@@ -41,7 +50,8 @@ def order_links(request: Request, chosen: str) -> list[OrderLink]:
     for order, label in ORDERS.items():
         params = kept if order == DEFAULT_ORDER else {**kept, "order": order}
         query = ("?" + urlencode(params)) if params else ""
-        links.append(OrderLink(label, query, order == chosen))
+        links.append(OrderLink(str(label), query, order == chosen))
+
     return links
 
 

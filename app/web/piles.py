@@ -20,6 +20,8 @@ from ..games import (
     parse_cards,
     save_round,
 )
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..rules.scoring import SeatResult
 from ..rules.solitaire import SOLITAIRE_DECKS
 from .deps import Code, FormFields, in_table_language, page_game_for_change
@@ -58,10 +60,13 @@ def save_pile(
         if isinstance(error, StaleVersion):
             save.conflict = True
         elif isinstance(error, VersionRequired):
-            form.error = (
-                f"Pile {number} is saved already, and this page did not say which copy of the "
-                "game it was filled in on, so nothing was saved; your cards are kept. Save "
-                "again to put yours in place of the pile as it is saved now."
+            form.error = fill(
+                _(
+                    "Pile %(number)s is saved already, and this page did not say which copy of "
+                    "the game it was filled in on, so nothing was saved; your cards are kept. "
+                    "Save again to put yours in place of the pile as it is saved now."
+                ),
+                number=number,
             )
             # Saving again is based on the game this answer shows.
             save.version = state.version
@@ -73,12 +78,16 @@ def save_pile(
         session.rollback()
         save.version = state.version
         return form_again(
-            "This page's copy of the game could not be read, so nothing was saved. "
-            "Check the pile, then save again: your cards are kept."
+            _(
+                "This page's copy of the game could not be read, so nothing was saved. "
+                "Check the pile, then save again: your cards are kept."
+            )
         )
     if save.typed and not re.fullmatch(r"-?[0-9]{1,6}", save.typed):
         session.rollback()
-        return form_again(f"{save.typed[:10]!r} is not a number of points.")
+        return form_again(
+            fill(_("%(typed)s is not a number of points."), typed=repr(save.typed[:10]))
+        )
     show_again(request, form_again)
     if save.closed:
         result = SeatResult(went_out=True)
@@ -122,7 +131,8 @@ class PileSave:
 
 def _pile_or_404(state: GameState, number: int) -> RoundState:
     if not state.is_solitaire:
-        raise HTTPException(404, "This game has no piles: it is not a solitaire game.")
+        raise HTTPException(404, _("This game has no piles: it is not a solitaire game."))
+
     return state.round(number)
 
 

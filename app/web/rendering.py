@@ -22,11 +22,14 @@ from ..addresses import shared_base
 from ..caches import Recent
 from ..config import TEMPLATES_DIR
 from ..games import GameState, ReplacedLink
+from ..i18n import lazy
 from ..rules import ratings
+from ..rules.card_words import card_name, rank_name, rank_plural, suit_name, wild_sentence
 from ..rules.cards import RANK_CODES, RANK_PLURALS
 from ..rules.schedule import ROUND_COUNT
 from ..rules.solver import has_wild_only_group
-from .forms import RoundForm, card_face, chip_face, keypad, suit_grid
+from .card_faces import card_face, chip_face, keypad, suit_grid
+from .forms import RoundForm
 
 templates = Jinja2Blocks(directory=TEMPLATES_DIR)
 templates.env.add_extension("jinja2.ext.i18n")
@@ -78,6 +81,11 @@ templates.env.globals.update(
     plural_rule=i18n.plural_rule,
     RANK_CODES=RANK_CODES,
     RANK_PLURALS=RANK_PLURALS,
+    wild_sentence=wild_sentence,
+    rank_plural=rank_plural,
+    rank_name=rank_name,
+    suit_name=suit_name,
+    card_name=card_name,
     ROUND_COUNT=ROUND_COUNT,
     keypad=keypad,
     RATING_SCALE={
@@ -137,7 +145,8 @@ async def posted_fields(request: Request) -> dict[str, str]:
     return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
 
 
-ERROR_HEADINGS = {404: "Not found", 410: "This link was replaced"}
+ERROR_HEADINGS = {404: lazy("Not found"), 410: lazy("This link was replaced")}
+SOMETHING_WRONG = lazy("Something is not right")
 
 
 def error_page(
@@ -145,7 +154,7 @@ def error_page(
 ) -> Response:
     """A page that says what went wrong and where to go next."""
     context = {
-        "heading": ERROR_HEADINGS.get(status_code, "Something is not right"),
+        "heading": str(ERROR_HEADINGS.get(status_code, SOMETHING_WRONG)),
         "message": message,
         "watch_url": watch_url,
     }
@@ -267,7 +276,7 @@ def replaced_update(request: Request, watch_code: str) -> str:
     """What an open page of a replaced scorekeeper link shows instead of the game."""
     context = {
         "request": request,
-        "heading": ERROR_HEADINGS[410],
+        "heading": str(ERROR_HEADINGS[410]),
         "message": str(ReplacedLink(watch_code)),
         "watch_url": url_path_for(request, "game_page", code=watch_code),
     }

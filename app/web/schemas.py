@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from ..games import GameState
+from ..i18n import gettext as _
 from ..names import check_encodable
 from ..rules.schedule import RoundOrder
 from ..tables import PersonView, Season, TableState
@@ -55,9 +56,10 @@ class SeatResultIn(BaseModel):
     def one_kind(self) -> SeatResultIn:
         given = sum([self.went_out, self.cards is not None, self.points is not None])
         if given > 1:
-            raise ValueError("give one of went_out, cards or points for each player")
+            raise ValueError(_("give one of went_out, cards or points for each player"))
         if self.confirmed and self.cards is None:
-            raise ValueError("confirmed goes with cards: the cards a player kept")
+            raise ValueError(_("confirmed goes with cards: the cards a player kept"))
+
         return self
 
 

@@ -16,6 +16,8 @@ from starlette.concurrency import run_in_threadpool
 from .. import i18n, live
 from ..caches import Recent
 from ..games import GameNotFound, GameState, find_game
+from ..i18n import fill
+from ..i18n import gettext as _
 from ..tables import language_of_game
 from .rendering import live_update, replaced_update
 
@@ -142,8 +144,13 @@ async def stream_place(
     if not counts.try_open(game.watch_code):
         raise HTTPException(
             503,
-            "Too many live pages are open; this page refreshes its totals every "
-            f"{POLL_SECONDS} s instead.",
+            fill(
+                _(
+                    "Too many live pages are open; this page refreshes its totals every "
+                    "%(seconds)s s instead."
+                ),
+                seconds=POLL_SECONDS,
+            ),
             headers={"Retry-After": str(POLL_SECONDS)},
         )
     try:

@@ -30,6 +30,8 @@ from ..games import (
     rematch_game,
     restore_game,
 )
+from ..i18n import fill, lazy, ngettext
+from ..i18n import gettext as _
 from ..names import folded
 from ..rules.cards import MAX_PLAYERS
 from ..rules.seasons import Period, period_from
@@ -135,7 +137,7 @@ async def import_page(request: Request, code: Code, session: SessionDep) -> Resp
         upload = form.get("document")
         raw = await upload.read() if isinstance(upload, UploadFile) else None
     if raw is None:
-        message = "Choose an export file (the .json a Crownkeeper export saves) to import."
+        message = _("Choose an export file (the .json a Crownkeeper export saves) to import.")
         return error_page(request, message, status_code=422)
     imported = await import_into(request, session, table_code=code, raw=raw)
     url = request.url_for("table_page", code=code).include_query_params(
@@ -149,9 +151,15 @@ def _import_note(request: Request) -> str:
     added, already = request.query_params.get("imported"), request.query_params.get("already")
     if not (added and already and added.isdigit() and already.isdigit()):
         return ""
-    games = "game" if int(added) == 1 else "games"
-    there = "was" if int(already) == 1 else "were"
-    return f"Added {int(added)} {games}; {int(already)} {there} already here."
+    added_words = ngettext("Added %(num)s game", "Added %(num)s games", int(added))
+    already_words = ngettext(
+        "%(num)s was already here.", "%(num)s were already here.", int(already)
+    )
+    return fill(
+        _("%(added)s; %(already)s"),
+        added=added_words % {"num": int(added)},
+        already=already_words % {"num": int(already)},
+    )
 
 
 @router.post("/t/{code}/games")
@@ -262,7 +270,7 @@ def rematch_page(request: Request, code: Code, session: SessionDep) -> Response:
     """Start the rematch and go to it."""
     game = page_game_for_change(session, code, at_table=True)
     check_rematch_limit(request, session, game)
-    new, _ = rematch_game(session, game=game)
+    new, _started = rematch_game(session, game=game)
     response = redirect(request, request.url_for("game_page", code=new.code))
     remember(response, request, new.code)
     return response
@@ -330,7 +338,7 @@ def _table_response(
         "watch_url": str(request.url_for("table_page", code=state.watch_code)),
         "keeper_url": str(request.url_for("table_page", code=state.code)),
         "season_query": _season_query(request),
-        "record_names": RECORD_NAMES,
+        "record_names": record_names(),
         "ranked": ranked if wants_everyone else ranked[:PEOPLE_SHOWN],
         "order_links": order_links(request, order),
         "everyone_query": everyone_query(request),
@@ -358,7 +366,9 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
     state, chosen = load_person(session, code=code, person_id=wanted, period=_season_asked(request))
     i18n.prefer(state.language)
     if state.season is None:
-        raise HTTPException(404, f"Person {person_id} is not at this table.")
+        raise HTTPException(
+            404, fill(_("Person %(number)s is not at this table."), number=person_id)
+        )
     season = state.season
     games = [
         game
@@ -382,7 +392,7 @@ def person_page(request: Request, code: Code, person_id: str, session: SessionDe
         "game_count": len(games),
         "names": {p.id: p.name for p in state.people},
         "season_query": _season_query(request),
-        "record_names": RECORD_NAMES,
+        "record_names": record_names(),
     }
     return render(request, "person.html", context)
 
@@ -393,7 +403,9 @@ def rating_svg(request: Request, code: Code, person_id: str, session: SessionDep
     state = load_table(session, code=code, games_limit=0, period=_season_asked(request))
     chosen = next((p for p in state.people if str(p.id) == person_id), None)
     if chosen is None or state.season is None:
-        raise HTTPException(404, f"Person {person_id} is not at this table.")
+        raise HTTPException(
+            404, fill(_("Person %(number)s is not at this table."), number=person_id)
+        )
     points = state.season.ratings.history.get(chosen.id, [])
     return Response(
         rating_chart(chosen.name, [point.figure for point in points]),
@@ -416,12 +428,17 @@ def _season_params(request: Request) -> dict[str, str]:
 
 
 RECORD_NAMES = {
-    "lowest_total": "Lowest game",
-    "highest_total": "Highest game",
-    "highest_round": "Most points in one round",
-    "most_went_out": "Most rounds gone out in one game",
-    "longest_win_streak": "Longest win streak",
+    "lowest_total": lazy("Lowest game"),
+    "highest_total": lazy("Highest game"),
+    "highest_round": lazy("Most points in one round"),
+    "most_went_out": lazy("Most rounds gone out in one game"),
+    "longest_win_streak": lazy("Longest win streak"),
 }
+
+
+def record_names() -> dict[str, str]:
+    """Each record's name, in the reader's language."""
+    return {key: str(name) for key, name in RECORD_NAMES.items()}
 
 
 def _table_for_edit(
