@@ -177,6 +177,7 @@ i18n: $(VENV)/.installed-test
 	for lang in $(I18N_LANGUAGES); do \
 		$(BIN)/pybabel -q update -i app/locale/messages.pot -d app/locale -l $$lang \
 			--init-missing --ignore-obsolete --no-wrap || exit 1; \
+		sed -i '/^"POT-Creation-Date: /d' app/locale/$$lang/LC_MESSAGES/messages.po; \
 	done
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---

@@ -38,9 +38,23 @@ def test_the_template_holds_every_marked_string(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.pot"
     pybabel = Path(sys.executable).parent / "pybabel"
     subprocess.run(
-        [str(pybabel), "-q", "extract", "-F", "babel.cfg", "-k", "lazy", "--no-location",
-         "--omit-header", "-o", str(fresh), "."],
-        cwd=ROOT, check=True, timeout=120,
+        [
+            str(pybabel),
+            "-q",
+            "extract",
+            "-F",
+            "babel.cfg",
+            "-k",
+            "lazy",
+            "--no-location",
+            "--omit-header",
+            "-o",
+            str(fresh),
+            ".",
+        ],
+        cwd=ROOT,
+        check=True,
+        timeout=120,
     )
     with fresh.open("rb") as pot:
         extracted = {(m.id, m.context) for m in read_po(pot) if m.id}
@@ -72,7 +86,9 @@ def test_translations_keep_the_placeholders(code: str) -> None:
             extra = placeholders(string) - wanted
             assert extra == set(), f"{code}: {message.id!r} -> {string!r}"
         found = set().union(*(placeholders(s) for s in strings))
-        assert wanted - found <= {"%(num)s", "%(num)d"}, f"{code}: {message.id!r} lost {wanted - found}"
+        assert wanted - found <= {"%(num)s", "%(num)d"}, (
+            f"{code}: {message.id!r} lost {wanted - found}"
+        )
         if len(ids) == 1:
             assert placeholders(strings[0]) == wanted, f"{code}: {message.id!r}"
 
