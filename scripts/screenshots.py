@@ -78,6 +78,7 @@ def main():
                 page.screenshot(path=SHOTS / "6-fourteen-players.png")
                 kept_round(browser, server.url, PHONE)
                 home_screen(browser, server.url, PHONE)
+                in_german(browser, server.url, PHONE)
                 browser.close()
         finally:
             server.stop()
@@ -133,6 +134,19 @@ def home_screen(browser, url, phone):
     top = {"x": 0, "y": 0, "width": 390, "height": 200}
     page.screenshot(path=SHOTS / "7-home-screen.png", clip=top)
     page.close()
+
+
+def in_german(browser, url, phone):
+    """The same round, on a phone whose browser asks for German: every word follows."""
+    context = browser.new_context(viewport=phone, locale="de-DE")
+    page = context.new_page()
+    names = ["Ann", "Ben", "Cy", "Dana"]
+    game = page.request.post(url + "/api/games", data={"players": names, "first_dealer": 3}).json()
+    results = [{"went_out": True}, {"points": 15}, {"points": 0}, {"points": 20}]
+    page.request.put(f"{url}/api/games/{game['code']}/rounds/1", data={"results": results})
+    page.goto(f"{url}/g/{game['code']}")
+    page.screenshot(path=SHOTS / "10-in-german.png")
+    context.close()
 
 
 if __name__ == "__main__":
