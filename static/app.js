@@ -2,10 +2,6 @@
 // the server checks every limit again when the round is saved. Pages work without it.
 (function () {
   "use strict";
-  // What this phone can do, said before the page is first drawn (the page loads this in its
-  // head, not deferred): buttons that need it show from the first paint, and nothing moves.
-  document.documentElement.classList.add("js");
-  if (window.speechSynthesis) document.documentElement.classList.add("can-speak");
 
   function rankOf(code) {
     code = code.toUpperCase();
