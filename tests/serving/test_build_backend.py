@@ -2,33 +2,22 @@
 file worth it, the same bytes every build, and lets no copy outlive its file."""
 
 import gzip
-import importlib.util
 import tomllib
 
 import brotli
 
-from tests.installed import ROOT
-
-BACKEND = ROOT / "backend" / "precompress.py"
-
-
-def _backend():
-    spec = importlib.util.spec_from_file_location("precompress", BACKEND)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.installed import ROOT, build_backend
 
 
 def write_copies(folder):
-    """The backend's copies written into folder."""
-    return _backend().write_copies(folder)
+    return build_backend().write_copies(folder)
 
 
 def test_pyproject_builds_through_the_backend_with_brotli():
     build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
     assert build["build-backend"] == "precompress" and build["backend-path"] == ["backend"]
     assert any(requirement.startswith("brotli") for requirement in build["requires"])
-    backend = _backend()
+    backend = build_backend()
     assert callable(backend.build_wheel) and callable(backend.build_editable)
     assert callable(backend.build_sdist) and callable(backend.get_requires_for_build_wheel)
 

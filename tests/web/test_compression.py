@@ -17,7 +17,7 @@ from starlette.routing import Mount, Route
 
 from app.compression import CompressionMiddleware, PrecompressedStatic, accepted
 from app.config import STATIC_DIR
-from tests.serving.test_build_backend import write_copies
+from tests.installed import build_backend
 
 pytestmark = pytest.mark.one_database
 
@@ -44,7 +44,7 @@ def static_folder(tmp_path):
     (folder / "tally.js").write_bytes(SCRIPT)
     (folder / "vendor" / "lib.js").write_bytes(SCRIPT * 2)
     (folder / "tiny.svg").write_bytes(b"<svg/>")
-    write_copies(folder)
+    build_backend().write_copies(folder)
     return folder
 
 
