@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 import brotli
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import (
     DEFAULT_EXCLUDED_CONTENT_TYPES,
     GZipResponder,
@@ -119,6 +120,12 @@ class PrecompressedStatic(StaticFiles):
         # (copy, file's and copy's mtime and size) -> whether the copy holds the file's bytes:
         # each copy is read once a process, and again only after either changes.
         self.checked: Recent[tuple[str, int, int, int, int], bool] = Recent(512)
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        """A copy is sent in its file's place, never by its own name."""
+        if path.endswith(tuple(COPY_SUFFIXES.values())):
+            raise HTTPException(status_code=404)
+        return await super().get_response(path, scope)
 
     def file_response(
         self,

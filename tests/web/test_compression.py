@@ -113,6 +113,11 @@ def test_a_copy_missing_or_broken_is_compressed_on_the_way(static_client, static
         assert unpacked(response, raw) == (static_folder / name).read_bytes()
 
 
+def test_a_copy_is_never_sent_by_its_own_name(static_client):
+    for name in ("tally.js.br", "tally.js.gz", "vendor/lib.js.br"):
+        assert get(static_client, f"/static/{name}", BROWSER)[0].status_code == 404
+
+
 def test_small_files_and_byte_ranges_go_as_they_are(static_client):
     tiny, raw = get(static_client, "/static/tiny.svg", BROWSER)
     assert "content-encoding" not in tiny.headers and raw == b"<svg/>"
