@@ -13,6 +13,7 @@ from mimetypes import guess_type
 from pathlib import Path
 from types import MappingProxyType
 
+import anyio.to_thread
 import brotli
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
@@ -37,6 +38,9 @@ PAGE_BROTLI_QUALITY = 5
 """Brotli's level for answers compressed as they leave: about a millisecond for a game page,
 and still smaller than gzip at its best. The static copies are written at 11."""
 
+THREAD_MINIMUM_SIZE = 128 * 1024
+"""Bodies this big are compressed on a worker thread (as Starlette's gzip does)."""
+
 COPY_SUFFIXES = MappingProxyType({"br": ".br", "gzip": ".gz"})
 _DECOMPRESS = MappingProxyType({"br": brotli.decompress, "gzip": gzip.decompress})
 _Q_VALUE = re.compile(r"q=([0-9.]+)")
@@ -44,7 +48,11 @@ _Q_VALUE = re.compile(r"q=([0-9.]+)")
 
 def accepted(header: str) -> set[str]:
     """The codings an Accept-Encoding header takes (any with q=0 refused), lower case."""
-    taken = set()
+    return {coding for coding, taken in _said(header).items() if taken}
+
+
+def _said(header: str) -> dict[str, bool]:
+    said = {}
     for part in header.split(","):
         coding, _, parameters = part.partition(";")
         weight = _Q_VALUE.search(parameters.replace(" ", ""))
@@ -52,15 +60,16 @@ def accepted(header: str) -> set[str]:
             refused = weight is not None and float(weight[1]) == 0
         except ValueError:
             refused = True
-        if coding.strip() and not refused:
-            taken.add(coding.strip().lower())
-    return taken
+        if coding.strip():
+            said[coding.strip().lower()] = not refused
+    return said
 
 
 def encodings_taken(scope: Scope) -> list[str]:
-    """Those of PREFERRED the request's Accept-Encoding takes, best first."""
-    taken = accepted(Headers(scope=scope).get("accept-encoding", ""))
-    return [coding for coding in PREFERRED if coding in taken or "*" in taken]
+    """Those of PREFERRED the request's Accept-Encoding takes, best first ("*" takes any it
+    does not refuse by name)."""
+    said = _said(Headers(scope=scope).get("accept-encoding", ""))
+    return [coding for coding in PREFERRED if said.get(coding, said.get("*", False))]
 
 
 class BrotliResponder(IdentityResponder):
@@ -73,6 +82,11 @@ class BrotliResponder(IdentityResponder):
         self.compressor = brotli.Compressor(mode=brotli.MODE_TEXT, quality=PAGE_BROTLI_QUALITY)
 
     async def apply_compression(self, body: bytes, *, more_body: bool) -> bytes:
+        if len(body) >= THREAD_MINIMUM_SIZE:  # an export: not on the event loop
+            return await anyio.to_thread.run_sync(self._compress, body, more_body)
+        return self._compress(body, more_body)
+
+    def _compress(self, body: bytes, more_body: bool) -> bytes:
         packed = self.compressor.process(body)
         return packed + (self.compressor.flush() if more_body else self.compressor.finish())
 

@@ -12,10 +12,15 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route
 
-from app.compression import CompressionMiddleware, PrecompressedStatic, accepted
+from app.compression import (
+    CompressionMiddleware,
+    PrecompressedStatic,
+    accepted,
+    encodings_taken,
+)
 from app.config import STATIC_DIR
 from tests.installed import build_backend
 
@@ -169,3 +174,36 @@ def test_accept_encoding_is_read_with_its_weights():
     assert accepted("BR ; q=1.0") == {"br"}
     assert accepted("br;q=0.000, gzip;q=1.2.3") == set()
     assert accepted("") == set()
+
+
+@pytest.mark.parametrize(
+    ("accept", "encoding"), [("*", "br"), ("br;q=0, *", "gzip"), ("br;q=0, gzip;q=0, *", None)]
+)
+def test_any_coding_means_any_not_refused_by_name(accept, encoding):
+    assert (
+        next(
+            iter(
+                encodings_taken(
+                    {"type": "http", "headers": [(b"accept-encoding", accept.encode())]}
+                )
+            ),
+            None,
+        )
+        == encoding
+    )
+
+
+def test_a_big_answer_is_compressed_whole():
+    body = b"".join(f"row {n}, {n * n}\n".encode() for n in range(40_000))
+    assert len(body) > 256 * 1024
+
+    async def export(request):
+        return Response(body, media_type="text/csv")
+
+    app = Starlette(
+        routes=[Route("/export", export)], middleware=[Middleware(CompressionMiddleware)]
+    )
+    with TestClient(app) as big:
+        response, raw = get(big, "/export", "br")
+    assert response.headers["content-encoding"] == "br"
+    assert unpacked(response, raw) == body and len(raw) < len(body) / 3
