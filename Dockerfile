@@ -11,7 +11,8 @@
 # Set ROOT_PATH (such as /crownkeeper) when the proxy serves the app under a sub-path.
 
 # The build stage makes wheels: Crownkeeper's own (templates, static files and migrations
-# inside it as package data) and one of every dependency at the version constraints.txt pins
+# inside it as package data, the static files' Brotli and gzip copies written by
+# backend/precompress.py, the build backend) and one of every dependency at the version constraints.txt pins
 # (`make lock`), with PostgreSQL's driver (the postgres extra), so the same image serves
 # DATABASE_URL=postgresql+psycopg://... too.
 FROM python:3.11-slim AS build
@@ -20,6 +21,7 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /src
 COPY pyproject.toml constraints.txt README.md LICENSE ./
+COPY backend/ backend/
 COPY app/ app/
 COPY templates/ templates/
 COPY static/ static/

@@ -17,7 +17,7 @@ CONSTRAINTS := constraints.txt
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: run backup test lint typecheck pytest chromium axe lock mutation vendor icons bench-live bench-solver bench-page bench-taps bench-abuse bench-table bench-scale i18n clean
+.PHONY: run static backup test lint typecheck pytest chromium axe lock mutation vendor icons bench-live bench-solver bench-page bench-taps bench-abuse bench-table bench-scale i18n clean
 
 # --- virtualenv and installs (reinstalled when pyproject.toml or constraints.txt changes) ---
 
@@ -131,6 +131,14 @@ test: $(VENV)/.installed-test chromium axe
 PACKAGES ?=
 mutation: $(VENV)/.installed-mutation
 	$(WITH_POSTGRES) $(BIN)/python scripts/mutation.py $(PACKAGES)
+
+# --- the static files' Brotli (.br) and gzip (.gz) copies, which the server sends in their
+# place. An install writes them (the build backend, backend/precompress.py); this writes
+# them again after a change to static/. Without them, or stale, the server compresses as
+# it sends. ---
+
+static: $(VENV)/.installed-run
+	$(BIN)/python backend/precompress.py
 
 # --- htmx, vendored into static/vendor/ ---
 

@@ -15,12 +15,11 @@ from contextlib import asynccontextmanager, suppress
 from functools import partial
 
 from fastapi import FastAPI
-from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from . import backup, housekeeping, live, logs, serve
+from .compression import CompressionMiddleware, PrecompressedStatic
 from .config import STATIC_DIR, Settings, SettingsError, settings
 from .db import MissingDriver, make_engine
 from .games import CommitHook, GameEvents, GameState, load_for_live_pages, sessions
@@ -135,7 +134,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.state.streams = stream.StreamCounts(
         per_game=chosen.streams_per_game, total=chosen.streams_total
     )
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.mount("/static", PrecompressedStatic(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(tables_api.router)
     app.include_router(pages.router)
@@ -149,7 +148,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,
     # the body limit and the cross-site check; every answer, refusals and errors included,
     # leaves through SecurityHeadersMiddleware. Outermost, live pages start a few at a time.
-    app.add_middleware(GZipMiddleware, minimum_size=512)
+    app.add_middleware(CompressionMiddleware)
     app.add_middleware(CrossSiteMiddleware, refuse=errors.refusal)
     app.add_middleware(
         BodyLimitMiddleware,

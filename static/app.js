@@ -362,16 +362,24 @@
   document.addEventListener("DOMContentLoaded", updateWake);
   document.addEventListener("htmx:after:swap", updateWake);
 
-  // The hand picker (the hand checker's page, and whole-hand mode) is in picker.js: /hand
-  // loads it, and round entry fetches it on the first tap of a whole-hand button.
+  // The hand picker (the hand checker's page, and whole-hand mode) is in picker.js, its look
+  // in hand.css: /hand loads them, and round entry fetches both on the first tap of a
+  // whole-hand button, opening the dialog once both are in.
   document.addEventListener("click", function (event) {
     var open = event.target.closest(".whole-hand-open");
     if (!open || window.crownkeeper.picker) return;
     window.crownkeeper.picker = "loading";
+    var base = document.querySelector("script[src*='app.js']").src;
+    var style = document.createElement("link");
     var script = document.createElement("script");
-    script.src = document.querySelector("script[src*='app.js']").src.replace("app.js", "picker.js");
-    script.onload = function () { open.click(); };
-    document.head.append(script);
+    var waiting = 2;
+    function arrived() { if (--waiting === 0) open.click(); }
+    style.rel = "stylesheet";
+    style.href = base.replace("app.js", "hand.css");
+    style.onload = style.onerror = arrived;
+    script.src = base.replace("app.js", "picker.js");
+    script.onload = arrived;
+    document.head.append(style, script);
   });
   function showWholeHand() {
     document.querySelectorAll(".whole-hand-open[hidden]").forEach(function (b) { b.hidden = false; });

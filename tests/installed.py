@@ -1,7 +1,8 @@
 """Crownkeeper installed into a fresh virtualenv and started as its own process, for the tests
 that install it as a user or the image would (tests/serving/test_package.py and
-test_container.py)."""
+test_container.py); and the build backend they install through, as a module."""
 
+import importlib.util
 import json
 import os
 import shlex
@@ -21,6 +22,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_ENV = ("DATABASE_URL", "HOST", "PORT", "ROOT_PATH", "FORWARDED_ALLOW_IPS", "BACKUP_DIR")
 START_TIMEOUT = 30.0
+
+
+def build_backend() -> Any:
+    """backend/precompress.py, the build backend, loaded as pip would (not a package)."""
+    path = ROOT / "backend" / "precompress.py"
+    spec = importlib.util.spec_from_file_location("precompress", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def clean_environment() -> dict[str, str]:

@@ -69,9 +69,8 @@ def totals_chart(players: Sequence[str], lines: Sequence[Line], round_count: int
     step = _nice_step(top)
     top = -(-top // step) * step
     plot_width = WIDTH - PLOT_LEFT - PLOT_RIGHT
-    per_row = 1 if any(len(name) > LEGEND_NAME_SHARING_ROW for name in players) else 2
-    legend_rows = -(-len(players) // per_row)
-    height = PLOT_TOP + PLOT_HEIGHT + 26 + legend_rows * LEGEND_ROW
+    per_row = _legend_names_a_row(players)
+    height = totals_chart_height(players)
 
     def x(round_number: int) -> float:
         return PLOT_LEFT + plot_width * round_number / max(round_count, 1)
@@ -114,6 +113,17 @@ def totals_chart(players: Sequence[str], lines: Sequence[Line], round_count: int
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _legend_names_a_row(players: Sequence[str]) -> int:
+    return 1 if any(len(name) > LEGEND_NAME_SHARING_ROW for name in players) else 2
+
+
+def totals_chart_height(players: Sequence[str]) -> int:
+    """The chart's height for these names (its width is WIDTH): the page keeps a box of
+    this shape for it before it comes."""
+    legend_rows = -(-len(players) // _legend_names_a_row(players))
+    return PLOT_TOP + PLOT_HEIGHT + 26 + legend_rows * LEGEND_ROW
 
 
 def _nice_step(top: int) -> int:

@@ -25,6 +25,11 @@ router = APIRouter()
 LIGHT_BACKGROUND = "#fbf8f1"
 
 
+# Notes, and the compressed copies the build writes beside each file (the server sends a
+# copy in place of its file: a page never asks for one by name).
+NOT_LOADED_SUFFIXES = frozenset({".md", ".br", ".gz"})
+
+
 @functools.cache
 def static_files() -> tuple[str, ...]:
     """Every file under static/ the pages may load, as paths below /static/."""
@@ -32,7 +37,9 @@ def static_files() -> tuple[str, ...]:
         sorted(
             path.relative_to(STATIC_DIR).as_posix()
             for path in STATIC_DIR.rglob("*")
-            if path.is_file() and not path.name.startswith(".") and path.suffix != ".md"
+            if path.is_file()
+            and not path.name.startswith(".")
+            and path.suffix not in NOT_LOADED_SUFFIXES
         )
     )
 

@@ -51,7 +51,8 @@ from ..tables import (
     set_language,
     start_game,
 )
-from .chart import rating_chart, running_totals, totals_chart
+from .chart import WIDTH as CHART_WIDTH
+from .chart import rating_chart, running_totals, totals_chart, totals_chart_height
 from .deps import (
     FormFields,
     check_create_limit,
@@ -63,7 +64,15 @@ from .errors import show_again
 from .forms import NewGameForm
 from .people_order import everyone_query, order_asked, order_links, people_in_order
 from .remembered import home_context, remember, remember_table
-from .rendering import error_page, qr_svg, redirect, render, share_url, templates
+from .rendering import (
+    error_page,
+    qr_svg,
+    redirect,
+    render,
+    share_url,
+    templates,
+    wants_fragment,
+)
 from .retrying import RetryingRoute
 
 router = APIRouter(include_in_schema=False, route_class=RetryingRoute)
@@ -87,6 +96,8 @@ HOLDERS_SHOWN = 5
 templates.env.globals.update(
     share_result=share_result,
     CHART_FROM_ROUNDS=CHART_FROM_ROUNDS,
+    CHART_WIDTH=CHART_WIDTH,
+    chart_height=totals_chart_height,
     VERSUS_SHOWN=VERSUS_SHOWN,
     HOLDERS_SHOWN=HOLDERS_SHOWN,
 )
@@ -239,6 +250,16 @@ def chart(code: Code, session: SessionDep) -> Response:
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
         },
     )
+
+
+@router.get("/g/{code}/chart")
+def chart_figure(request: Request, code: Code, session: SessionDep) -> Response:
+    """The chart as the game page shows it, asked for when its box comes into view; a
+    visit that is not htmx's goes to the image itself."""
+    state = load_game(session, code=code)
+    if not wants_fragment(request):
+        return RedirectResponse(str(request.url_for("chart", code=code)), 303)
+    return render(request, "game.html", {"state": state, "chart_shown": True}, block="chart")
 
 
 @router.get("/g/{code}/qr.svg")

@@ -1,21 +1,23 @@
 """The game page stays light for a cheap phone on a slow home network, and loads nothing
-from anywhere but the server."""
+from anywhere but the server: its first load, as it comes over the wire, within the budget."""
 
 import pytest
 
-from bench.page_weight import LIMIT_BYTES, game_page_weight
+from bench.page_weight import LIMIT_BYTES, game_page_weight, save_rounds
 
 pytestmark = pytest.mark.browser
 
 
-def test_game_page_with_everything_it_loads_is_under_30_kb(phone, live_server):
+def test_game_page_with_everything_it_loads_is_within_the_budget(phone, live_server):
     names = [f"Player {i}" for i in range(1, 8)]
     code = phone.request.post(live_server.url + "/api/games", data={"players": names}).json()[
         "code"
     ]
+    save_rounds(phone.request, live_server.url, code)
     weights, outside = game_page_weight(phone, f"{live_server.url}/g/{code}")
-    loaded = {url.rsplit("/", 1)[-1] for url, _, _ in weights}
-    assert {"htmx-4.0.1.min.js", "hx-sse-4.0.1.min.js", "app.css", "app.js"} <= loaded
-    total = sum(packed for _, _, packed in weights)
+    loaded = {url.rsplit("/", 1)[-1]: encoding for url, _, _, _, encoding in weights}
+    assert {"htmx-4.0.1.min.js", "hx-sse-4.0.1.min.js", "app.css", "app.js"} <= set(loaded)
+    assert {loaded[name] for name in ("htmx-4.0.1.min.js", "app.css", "app.js")} == {"br"}
+    total = sum(wire for _, _, _, wire, _ in weights)
     assert total < LIMIT_BYTES, weights
     assert outside == []

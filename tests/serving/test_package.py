@@ -25,7 +25,7 @@ from tests.installed import (
 
 # What building the wheel reads: everything else in the repository stays out of it.
 BUILD_SOURCES = ("pyproject.toml", "README.md", "LICENSE")
-BUILD_FOLDERS = ("app", "templates", "static", "migrations")
+BUILD_FOLDERS = ("backend", "app", "templates", "static", "migrations")
 
 
 def setuptools_config() -> dict:
@@ -54,7 +54,8 @@ def build_wheel(tmp_path: Path) -> Path:
     for name in BUILD_SOURCES:
         shutil.copy2(ROOT / name, source / name)
     for name in BUILD_FOLDERS:
-        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        # Not the compressed copies: the build writes them.
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.br", "*.gz")
         shutil.copytree(ROOT / name, source / name, ignore=ignore)
     wheels = tmp_path / "wheels"
     command = ["pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source)]

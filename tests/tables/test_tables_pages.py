@@ -119,20 +119,31 @@ def test_rename_and_merge_by_form(client):
 def test_the_chart_shows_from_the_second_round(client, new_game):
     game = new_game(["Ann", "Ben"])
     play(client, game, [[0, 13]], finish=False)
-    assert not elements(client.get(f"/g/{game['code']}").text, "img", class_="totals-chart")
+    assert not elements(client.get(f"/g/{game['code']}").text, "a", class_="totals-chart-link")
     play(client, game, [[0, 13], [3, 0]], finish=False)
-    images = elements(client.get(f"/g/{game['code']}").text, "img", class_="totals-chart")
-    assert images and images[0]["src"].startswith(f"/g/{game['code']}/chart.svg")
-    assert "running total" in images[0]["alt"]
-    watched = elements(client.get(f"/g/{game['watch_code']}").text, "img", class_="totals-chart")
-    assert watched[0]["src"].startswith(f"/g/{game['watch_code']}/chart.svg")
+    for code in (game["code"], game["watch_code"]):
+        # The page keeps the chart's box and links to it; htmx asks for it once in view.
+        page = client.get(f"/g/{code}").text
+        (link,) = elements(page, "a", class_="totals-chart-link")
+        assert link["href"].startswith(f"/g/{code}/chart.svg")
+        assert link["hx-get"].startswith(f"/g/{code}/chart") and "intersect" in link["hx-trigger"]
+        (box,) = elements(page, "svg", class_="totals-chart")
+        assert "running total" in box["aria-label"] and box["viewbox"] == "0 0 360 228"
+        figure = client.get(link["hx-get"], headers={"HX-Request": "true"})
+        (image,) = elements(figure.text, "img", class_="totals-chart")
+        assert image["src"].startswith(f"/g/{code}/chart.svg") and "running total" in image["alt"]
+        assert (image["width"], image["height"]) == ("360", "228")  # the box's shape
+        assert client.get(image["src"]).headers["content-type"].startswith("image/svg+xml")
+        plain = client.get(f"/g/{code}/chart", follow_redirects=False)
+        assert plain.status_code == 303 and "/chart.svg" in plain.headers["location"]
+    assert client.get("/g/nosuchgame/chart", headers={"HX-Request": "true"}).status_code == 404
 
 
 def test_the_finished_page_offers_rematch_share_and_the_chart(client):
     table = new_table(client)
     game = play(client, table_game(client, table, ["Ben", "Ann", "Cy"]), [[13, 0, 14], [3, 0, 9]])
     page = client.get(f"/g/{game['code']}").text
-    assert elements(page, "img")
+    assert elements(page, "a", class_="totals-chart-link")
     assert (
         elements(page, "input", id="result-text")[0]["value"] == "Ann wins with 0 · Ben 16 · Cy 23"
     )
