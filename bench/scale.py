@@ -586,6 +586,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rate", type=float, default=20.0, help="saves a second")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--only",
+        choices=["pg", "sqlite", "hosts"],
+        action="append",
+        help="run just this scenario (may be given again); all three by default",
+    )
     options = parser.parse_args()
     print(
         f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
@@ -598,20 +604,22 @@ def main() -> int:
     )
     verdicts = []
     server_url = os.environ.get("TEST_POSTGRES_URL")
-    if server_url:
+    chosen = set(options.only or ["pg", "sqlite", "hosts"])
+    if server_url and "pg" in chosen:
         _, url = postgres_database(server_url)
         label = f"PostgreSQL, {options.workers} workers"
         run_it = run(label, url, options.workers, options.games, options)
         verdicts.append(report(asyncio.run(run_it)))
-    else:
+    elif not server_url:
         print(
             "NOTICE: TEST_POSTGRES_URL not set (make bench-scale starts a server): "
             "no PostgreSQL run"
         )
-    with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite:///{folder}/bench.db"
-        run_it = run("SQLite, 1 process", url, 1, options.sqlite_games, options)
-        verdicts.append(report(asyncio.run(run_it)))
+    if "sqlite" in chosen:
+        with tempfile.TemporaryDirectory() as folder:
+            url = f"sqlite:///{folder}/bench.db"
+            run_it = run("SQLite, 1 process", url, 1, options.sqlite_games, options)
+            verdicts.append(report(asyncio.run(run_it)))
     print(f"Load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"RESULT: {'PASS' if all(verdicts) else 'FAIL'}")
     return 0

@@ -42,13 +42,16 @@ def load_game(session: Session, *, code: str) -> GameState:
     return store.read(session, code=code, for_edit=False).view()
 
 
-def find_game(session: Session, *, code: str) -> GameState | GameNotFound:
+def find_game(session: Session, *, code: str, whole: bool = False) -> GameState | GameNotFound:
     """The game for code, or the GameNotFound saying why there is none (a ReplacedLink for
-    a replaced scorekeeper code): for a caller to whom a missing game is an answer."""
+    a replaced scorekeeper code): for a caller to whom a missing game is an answer. whole:
+    the scorekeeper's state even for a watch code (for the live pages, which keep it and
+    show each page its own view)."""
     try:
-        return load_game(session, code=code)
+        opened = store.read(session, code=code, for_edit=False)
     except GameNotFound as missing:
         return missing
+    return opened.state() if whole else opened.view()
 
 
 def load_games(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:

@@ -55,31 +55,34 @@ async def started(relay):
     return relay
 
 
-def test_a_save_in_another_process_reaches_every_page_here_loaded_once_per_change(engine):
+def test_a_save_in_another_process_reaches_every_page_here_read_once_then_carried(engine):
     game, unwatched = new_game(engine), new_game(engine)
 
     async def scenario():
         here = await started(relay_for(engine))
         there = relay_for(engine)  # the other process: it only sends
         pages = [here.broker.subscribe(game.watch_code) for _ in range(5)]
-        for number in (1, 2):
+        for number in (1, 2, 3):
             state = await asyncio.to_thread(save, engine, game, number)
             await asyncio.to_thread(there.publish, game.watch_code, state)
             for page in pages:
                 shown = await asyncio.wait_for(page.next_state(), 10)
                 assert shown.version == state.version == number + 1
                 assert shown.rounds[number - 1].scores == [0, 17]
-        assert here.loads == 2  # five pages, two changes: two loads
+                assert shown.totals == [0, 17 * number] and shown.code == game.code
+        # Five pages, three changes: the first read once (this process had not seen the
+        # game, so it did not know its scorekeeper code), the next two carried by the notice.
+        assert (here.loads, here.carried) == (1, 2)
         other = await asyncio.to_thread(save, engine, unwatched, 1)
         await asyncio.to_thread(there.publish, unwatched.watch_code, other)
         await asyncio.sleep(0.5)
-        assert here.loads == 2  # nobody here follows that game: nothing loaded
+        assert (here.loads, here.carried) == (1, 2)  # nobody here follows that game
         await here.stop()
 
     run_scenario(scenario)
 
 
-def test_the_notice_holds_the_topic_and_version_and_no_code_that_can_edit(engine, database_url):
+def test_the_notice_holds_the_state_and_no_code_that_can_edit(engine, database_url):
     game = new_game(engine)
     conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(conninfo, autocommit=True) as listener:
@@ -88,7 +91,9 @@ def test_the_notice_holds_the_topic_and_version_and_no_code_that_can_edit(engine
         relay_for(engine).publish(game.watch_code, state)
         notices = list(listener.notifies(timeout=10, stop_after=1))
     assert len(notices) == 1 and notices[0].channel == CHANNEL
-    assert json.loads(notices[0].payload) == {"topic": game.watch_code, "version": 2}
+    notice = json.loads(notices[0].payload)
+    assert (notice["topic"], notice["version"]) == (game.watch_code, 2)
+    assert [seat[0] for seat in notice["state"]["seats"]] == ["Ann", "Ben"]
     assert game.code not in notices[0].payload
 
 
@@ -102,7 +107,7 @@ def test_the_sender_shows_its_own_save_at_once_and_skips_its_own_notice(engine):
         await asyncio.to_thread(here.publish, game.watch_code, state)
         assert (await asyncio.wait_for(page.next_state(), 5)).version == 2
         await asyncio.sleep(0.5)  # its own notice comes back meanwhile
-        assert here.loads == 0 and page.queue.empty()
+        assert here.loads == 0 and not page.states
         await here.stop()
 
     run_scenario(scenario)
