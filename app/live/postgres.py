@@ -1,26 +1,27 @@
 """Live updates across processes and hosts: PostgreSQL LISTEN/NOTIFY on one channel.
 
 A save hands its state to this process's pages at once and sends every process a notice
-(notice.py) after the save's commit, on a connection in autocommit: the game's topic (its watch
-code), the new version and, when it fits, the new state, never a code that can edit. Each
-process listens on one connection of its own; for a notice about a game some of its pages
-follow, it hands the state carried to its in-process broker, which fans it out to those
-pages; a notice without the state (too big, or a game this process has not seen) costs one
-read, however many pages follow. A notice sent while the listening connection is down is
-lost, so after every (re)connection the relay sends its pages the current state of their
-games.
+(notice.py) after the save's commit, on a connection of its own in autocommit: the game's
+topic (its watch code), the new version and, when it fits, the new state, never a code that
+can edit. Each process listens on one connection of its own; for a notice about a game some
+of its pages follow, it hands the state carried to its in-process broker, which fans it out
+to those pages; a notice without the state (too big, or a game this process has not read)
+costs one read, however many pages follow. A notice sent while the listening connection is
+down is lost, so after every (re)connection the relay sends its pages the current state of
+their games.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import psycopg
 from sqlalchemy import Engine
-from sqlalchemy.exc import SQLAlchemyError
 
 from .notice import LIMIT_BYTES, Notice, decode, encode
 
@@ -64,6 +65,9 @@ class PostgresRelay:
         self._wanted: dict[str, int] = {}
         self._loading: dict[str, asyncio.Task[None]] = {}
         self._listener: asyncio.Task[None] | None = None
+        self._sender = Sender(self._conninfo)
+        # A relay dropped without stop() (one that only sends) closes its connection too.
+        weakref.finalize(self, self._sender.close)
 
     # --- sending ------------------------------------------------------------------------
 
@@ -75,17 +79,11 @@ class PostgresRelay:
             self.broker.publish(topic, state)
         notice = encode(state, limit=self.limit)
         try:
-            self._notify(notice)
-        except SQLAlchemyError:
+            self._sender.notify(notice)
+        except psycopg.Error:
             # The round is saved; other processes' pages get it when their listeners catch
             # up after reconnecting, or with the next save. Not a reason to fail the request.
             log.warning("Live updates: could not tell the other processes about a save")
-
-    def _notify(self, notice: str) -> None:
-        """NOTIFY on a connection in autocommit: one statement, no transaction of its own (the
-        save has committed already)."""
-        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as sending:
-            sending.exec_driver_sql("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
 
     # --- listening ----------------------------------------------------------------------
 
@@ -99,6 +97,7 @@ class PostgresRelay:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        self._sender.close()
 
     async def _listen_forever(self) -> None:
         delay = self.retry_delay
@@ -201,6 +200,41 @@ class PostgresRelay:
             # No await between the last check and here: a notice cannot slip in between.
             self._wanted.pop(topic, None)
             self._loading.pop(topic, None)
+
+
+class Sender:
+    """A connection of the relay's own for NOTIFY, in autocommit: one statement a save (no
+    pool checkout and its ping, no transaction: the save has committed already), connected
+    on first use and again once when it broke. Shared by the threads that save."""
+
+    def __init__(self, conninfo: Callable[[], str]) -> None:
+        self._conninfo = conninfo
+        self._connection: psycopg.Connection[Any] | None = None
+        self._lock = threading.Lock()
+
+    def notify(self, notice: str) -> None:
+        with self._lock:
+            for attempt in (1, 2):
+                try:
+                    if self._connection is None or self._connection.closed:
+                        self._connection = psycopg.connect(
+                            self._conninfo(), autocommit=True, connect_timeout=5, **KEEPALIVES
+                        )
+                    self._connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
+                    return
+                except psycopg.Error:
+                    self._drop()
+                    if attempt == 2:
+                        raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
 
 
 # A listener on a host that vanished (no reset ever comes) is noticed within about a minute.

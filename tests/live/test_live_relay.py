@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from app.db import make_engine
-from app.games import create_game, load_for_live_pages, save_round
+from app.games import create_game, load_for_live_pages, replace_keeper_code, save_round
 from app.live.memory import Broker
 from app.live.postgres import CHANNEL, PostgresRelay
 from app.migrate import upgrade_to_head
@@ -36,7 +36,8 @@ def relay_for(engine, **options):
         with wired_session(engine) as session:
             return load_for_live_pages(session, watch_code=watch_code)
 
-    return PostgresRelay(engine, Broker(), load_state=load_state, **options)
+    options.setdefault("load_state", load_state)
+    return PostgresRelay(engine, Broker(), **options)
 
 
 def new_game(engine):
@@ -95,6 +96,51 @@ def test_the_notice_holds_the_state_and_no_code_that_can_edit(engine, database_u
     assert (notice["topic"], notice["version"]) == (game.watch_code, 2)
     assert [seat[0] for seat in notice["state"]["seats"]] == ["Ann", "Ben"]
     assert game.code not in notices[0].payload
+
+
+def test_a_worker_that_read_the_game_shows_new_totals_without_reading_it_again(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine, load_state=None))  # reading would fail
+        there = relay_for(engine)
+        page = here.broker.subscribe(game.watch_code)
+        here.broker.remember(game)  # read here when the page opened, as a stream does
+        for number in (1, 2):
+            state = await asyncio.to_thread(save, engine, game, number)
+            await asyncio.to_thread(there.publish, game.watch_code, state)
+            shown = await asyncio.wait_for(page.next_state(), 10)
+            assert shown == state and shown.totals == [0, 17 * number]
+        assert (here.loads, here.carried) == (0, 2)
+        # Kept for pages opening later: no read for them either.
+        assert here.broker.latest(game.watch_code).totals == [0, 34]
+        await here.stop()
+
+    run_scenario(scenario)
+
+
+def test_a_notice_for_a_game_whose_scorekeeper_code_was_replaced_is_read_once(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine))
+        there = relay_for(engine)
+        page = here.broker.subscribe(game.watch_code)
+        here.broker.remember(game)
+        replaced = await asyncio.to_thread(replace_code, engine, game)
+        await asyncio.to_thread(there.publish, game.watch_code, replaced)
+        # The notice's hash is not of the code known here: the state it carries is not used.
+        shown = await asyncio.wait_for(page.next_state(), 10)
+        assert shown.version == 2 and shown.code == replaced.code != game.code
+        assert (here.loads, here.carried) == (1, 0)
+        await here.stop()
+
+    run_scenario(scenario)
+
+
+def replace_code(engine, game):
+    with wired_session(engine) as session:
+        return replace_keeper_code(session, code=game.code)
 
 
 def test_the_sender_shows_its_own_save_at_once_and_skips_its_own_notice(engine):
