@@ -2,6 +2,7 @@
 
 import asyncio
 from collections import Counter
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -199,7 +200,7 @@ async def _follow(request: Request, code: str, subscription: Subscription, send:
     # Subscribed first, then read: a change in between is not missed (and a game gone since
     # has nothing more to show).
     found = await load_for_stream(request, code)
-    state = found if isinstance(found, GameState) else None
+    state: Any = found if isinstance(found, GameState) else None  # a state, PING or GONE
     shown_version = -1
     while state is not None:
         if state is PING:
