@@ -15,7 +15,8 @@ from sqlmodel import Session
 from ..db import begin_write
 from . import queries, store
 from .state import GameChange, GameState
-from .store import GameRecord, OpenGame
+from .queries import GameRecord
+from .store import OpenGame
 
 GameListener = Callable[[Session, GameChange], None]
 CommitHook = Callable[[GameState], None]

@@ -207,7 +207,7 @@ def save_round(
         if result.points is None and not result.went_out:
             kept_cards = ",".join(card.code for card in result.cards or ())
         saved.append(
-            store.ScoreRecord(
+            queries.ScoreRecord(
                 position=position,
                 points=points,
                 went_out=position == went_out,
