@@ -14,8 +14,8 @@ from sqlmodel import Session
 
 from ..db import begin_write
 from . import queries, store
-from .state import GameChange, GameState
 from .queries import GameRecord
+from .state import GameChange, GameState
 from .store import OpenGame
 
 GameListener = Callable[[Session, GameChange], None]
