@@ -1,6 +1,7 @@
 """The statements of a game's hot path, built once when the module is imported: SQLAlchemy
 Core, so reading a game makes plain rows (no ORM objects, no identity map) and the
-statement cache finds each one at once. store.py runs them."""
+statement cache finds each one at once; and the plain records a change holds of the rows
+they read and write (GameRecord, ScoreRecord). store.py and the service run them."""
 
 from __future__ import annotations
 
