@@ -74,8 +74,10 @@ class PostgresRelay:
     def publish(self, topic: str, state: GameState) -> None:
         """Hand state to this process's pages now, then tell every process (this one skips
         its own notice: it has shown that version already)."""
+        # Shown here, pages or not: the notice coming back is skipped (and the entry dropped
+        # then, when nobody here follows the game).
+        self._shown[topic] = max(state.version, self._shown.get(topic, 0))
         if self.broker.count(topic):
-            self._shown[topic] = max(state.version, self._shown.get(topic, 0))
             self.broker.publish(topic, state)
         notice = encode(state, limit=self.limit)
         try:
@@ -131,6 +133,8 @@ class PostgresRelay:
         """Send every game this process's pages follow as it is now: notices sent while the
         listener was away are lost, and a page must not wait for the next save."""
         self.broker.forget()  # saves made meanwhile may have changed any game kept
+        for topic in [topic for topic in self._shown if not self.broker.count(topic)]:
+            del self._shown[topic]  # its notice may never come back
         for topic in self.broker.topics():
             self._want(topic, version=None)
 

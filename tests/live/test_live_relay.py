@@ -159,6 +159,27 @@ def test_the_sender_shows_its_own_save_at_once_and_skips_its_own_notice(engine):
     run_scenario(scenario)
 
 
+def test_the_sender_skips_its_own_notice_with_or_without_pages_and_keeps_nothing(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine))
+        state = await asyncio.to_thread(save, engine, game, 1)
+        await asyncio.to_thread(here.publish, game.watch_code, state)
+        page = here.broker.subscribe(game.watch_code)  # opened just after the save
+        await asyncio.sleep(0.5)  # the save's own notice comes back meanwhile
+        assert (here.loads, here.carried) == (0, 0) and not page.states
+        here.broker.unsubscribe(page)
+        newer = await asyncio.to_thread(save, engine, game, 2)
+        await asyncio.to_thread(here.publish, game.watch_code, newer)
+        await asyncio.sleep(0.5)
+        # Nobody here follows the game: nothing is kept of it once its notice is back.
+        assert game.watch_code not in here._shown
+        await here.stop()
+
+    run_scenario(scenario)
+
+
 def test_after_reconnecting_the_pages_get_what_was_saved_meanwhile(engine):
     game = new_game(engine)
 
