@@ -12,6 +12,7 @@ from sqlalchemy import text
 from app.db import make_engine
 from app.games import create_game, load_for_live_pages, replace_keeper_code, save_round
 from app.live.memory import Broker
+from app.live.notice import encode
 from app.live.postgres import CHANNEL, PostgresRelay
 from app.migrate import upgrade_to_head
 from app.rules.scoring import SeatResult
@@ -167,7 +168,8 @@ def test_the_sender_skips_its_own_notice_with_or_without_pages_and_keeps_nothing
         state = await asyncio.to_thread(save, engine, game, 1)
         await asyncio.to_thread(here.publish, game.watch_code, state)
         page = here.broker.subscribe(game.watch_code)  # opened just after the save
-        await asyncio.sleep(0.5)  # the save's own notice comes back meanwhile
+        here._on_notice(encode(state))  # its own notice, come back after the page opened
+        await asyncio.sleep(0.5)  # (and the real one, before or after)
         assert (here.loads, here.carried) == (0, 0) and not page.states
         here.broker.unsubscribe(page)
         newer = await asyncio.to_thread(save, engine, game, 2)
