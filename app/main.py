@@ -74,19 +74,19 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     # Every session the app opens carries who hears of a game's changes: the tables (each
     # table's history and version, in the change's own transaction) and, once it is
     # committed, the open pages.
-    open_session = sessions(engine, game_events(publish=live.publish_change))
+    updates = live.LiveUpdates()
+    open_session = sessions(engine, game_events(publish=updates.publish_change))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         daily = None
         purging = None
-        relay = None
         held = None
         try:
             # However the app was started: the SQLite lock (one server, one process), a
             # database that is Crownkeeper's, brought up to date. Refused in one line.
             held = serve.open_database(chosen, engine)
-            relay = await live.start(engine, load_state=partial(_load_for_live_pages, engine))
+            await updates.start(engine, load_state=partial(_load_for_live_pages, engine))
             await housekeeping.purge(open_session)
             purging = asyncio.create_task(housekeeping.purge_daily(open_session))
             if chosen.backup_dir:
@@ -114,7 +114,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
                     task.cancel()
                     with suppress(asyncio.CancelledError):
                         await task
-            await live.stop(relay)
+            await updates.stop()
             engine.dispose()
             health_engine.dispose()
             serve.close_database(held)
@@ -131,9 +131,11 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.state.health_engine = health_engine
     app.state.settings = chosen
     app.state.create_limiter = CreateLimiter(chosen.create_rate_limit)
+    app.state.live = updates
     app.state.streams = stream.StreamCounts(
         per_game=chosen.streams_per_game, total=chosen.streams_total
     )
+    app.state.stream_reads = {}
     app.mount("/static", PrecompressedStatic(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(tables_api.router)
@@ -141,6 +143,7 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.include_router(table_pages.router)
     app.include_router(piles.router)
     app.include_router(stream.router)
+    app.router.routes.extend(stream.stream_routes())
     app.include_router(installable.router)
     app.include_router(languages.router)
     errors.install(app)

@@ -127,10 +127,9 @@ def test_no_private_name_crosses_a_module_boundary():
 
 
 MUTATING = {"append", "add", "insert", "extend", "setdefault", "update", "__setitem__"}
-PROCESS_WIDE = {("app.lock", "_held"), ("app.web.stream", "_loading")}
+PROCESS_WIDE = {("app.lock", "_held")}
 """Module-level state kept on purpose: the file locks this process holds (the operating
-system's lock is per process, so its record is too); the streams' reads in flight, until
-the live relay moves onto the app."""
+system's lock is per process, so its record is too)."""
 
 
 def module_registries(path: Path) -> set[str]:
@@ -189,7 +188,7 @@ def test_nothing_is_registered_in_module_state():
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Global)
     }
-    assert rebinding <= {"app.live"}, "the live relay is the one left to move onto the app"
+    assert rebinding == set()
 
 
 def test_the_readme_stays_short_enough_to_read():

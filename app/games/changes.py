@@ -13,7 +13,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from ..db import begin_write
-from . import store
+from . import queries, store
+from .queries import GameRecord
 from .state import GameChange, GameState
 from .store import OpenGame
 
@@ -110,8 +111,14 @@ def commit(
     tell every open page. The answer is built from the rows written, not read back."""
     events = events_of(session)
     game.game.version += 1
-    session.add(game.game)
-    session.flush()
+    if isinstance(game.game, GameRecord):
+        session.flush()  # the seats and rounds an operation changed (none for a save)
+        session.connection().execute(
+            queries.UPDATE_GAME, {"of_game": game.id, **game.game.changes()}
+        )
+    else:  # a game just added (its rows are ORM objects)
+        session.add(game.game)
+        session.flush()
     state = game.state()
     tell(session, GameChange(before=before, after=state, **change))
     if then is not None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from ..db import begin_write
@@ -21,7 +21,7 @@ from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
 from ..rules.schedule import RoundOrder, plan_rounds, plan_tiebreak, solitaire_piles
 from ..rules.scoring import RoundError, SeatResult, score_round
 from ..rules.solitaire import PileError, score_pile
-from . import changes, store
+from . import changes, queries, store
 from .seating import starting_names
 from .state import (
     RESTORE_DAYS,
@@ -42,13 +42,16 @@ def load_game(session: Session, *, code: str) -> GameState:
     return store.read(session, code=code, for_edit=False).view()
 
 
-def find_game(session: Session, *, code: str) -> GameState | GameNotFound:
+def find_game(session: Session, *, code: str, whole: bool = False) -> GameState | GameNotFound:
     """The game for code, or the GameNotFound saying why there is none (a ReplacedLink for
-    a replaced scorekeeper code): for a caller to whom a missing game is an answer."""
+    a replaced scorekeeper code): for a caller to whom a missing game is an answer. whole:
+    the scorekeeper's state even for a watch code (for the live pages, which keep it and
+    show each page its own view)."""
     try:
-        return load_game(session, code=code)
+        opened = store.read(session, code=code, for_edit=False)
     except GameNotFound as missing:
         return missing
+    return opened.state() if whole else opened.view()
 
 
 def load_games(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
@@ -119,7 +122,14 @@ def _new_game(
     rounds = [store.round_row(game.id, plan) for plan in plans]
     session.add_all(seats)
     session.add_all(rounds)
-    return OpenGame(game=game, seats=seats, rounds=rounds, asked_with=game.code)
+    return OpenGame(
+        game=game,
+        seat_rows=seats,
+        round_rows=rounds,
+        asked_with=game.code,
+        session=session,
+        attached=True,
+    )
 
 
 def replace_keeper_code(
@@ -176,17 +186,13 @@ def save_round(
             ),
             current=state,
         )
-    round_id = opened.rounds[number - 1].id
+    round_id = opened.round_rows[number - 1].id
     assert round_id is not None
     now = datetime.now(UTC)
-    if opened.scores.get(round_id):
+    connection = session.connection()
+    if opened.score_rows.get(round_id):
         # A correction: the old results stay, marked replaced.
-        session.execute(
-            update(SeatScore)
-            .where(col(SeatScore.round_id) == round_id, col(SeatScore.replaced_at).is_(None))
-            .values(replaced_at=now)
-            .execution_options(synchronize_session=False)
-        )
+        connection.execute(queries.REPLACE_SCORES, {"of_round": round_id, "now": now})
     saved = []
     for position, (result, points) in enumerate(zip(results, scores, strict=True)):
         if result is None or points is None:
@@ -195,19 +201,18 @@ def save_round(
         if result.points is None and not result.went_out:
             kept_cards = ",".join(card.code for card in result.cards or ())
         saved.append(
-            SeatScore(
-                round_id=round_id,
+            queries.ScoreRecord(
                 position=position,
                 points=points,
                 went_out=position == went_out,
                 cards=kept_cards,
                 layout=None if layouts[position] is None else json.dumps(layouts[position]),
-                saved_at=now,
+                round_id=round_id,
             )
         )
-    # One statement for every seat; the rows are kept as written, for the answer.
-    session.execute(insert(SeatScore), [score.model_dump(exclude={"id"}) for score in saved])
-    opened.scores[round_id] = saved
+    # One statement for every seat, plain rows; they are kept as written, for the answer.
+    connection.execute(queries.INSERT_SCORES, [score.written(now) for score in saved])
+    opened.score_rows[round_id] = saved
     if opened.game.finished_at is None and opened.state().next_round is None:
         opened.game.finished_at = now
     return changes.commit(session, opened, state)

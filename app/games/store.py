@@ -13,17 +13,17 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol
 
-from sqlalchemy import Table
 from sqlalchemy import select as select_rows
-from sqlalchemy.orm import aliased
-from sqlmodel import Session, SQLModel, and_, col, or_, select
+from sqlalchemy.orm import make_transient_to_detached
+from sqlmodel import Session, SQLModel
 
-from ..db import locked
 from ..i18n import fill
 from ..i18n import gettext as _
-from ..models import Game, GameRound, ReplacedCode, Seat, SeatScore
+from ..models import Game, GameRound, Seat, SeatScore
 from ..rules.cards import Card, parse_card
 from ..rules.schedule import ROUND_ORDERS, RoundKind, RoundOrder, RoundPlan
+from . import queries
+from .queries import SCORE_FIELDS, GameRecord, ScoreRecord
 from .state import (
     GameNotFound,
     GameState,
@@ -38,21 +38,60 @@ from .state import (
 @dataclass
 class OpenGame:
     """A game's rows as read once (under the write lock for a change), and the code it was
-    asked for with. Changes go to these rows; state() builds the game from them, no read."""
+    asked for with. state() builds the game from them, no read.
 
-    game: Game
-    seats: list[Seat]
-    rounds: list[GameRound]
-    scores: dict[int, list[SeatScore]] = field(default_factory=dict)
+    The rows are plain (Core rows, GameRecord, ScoreRecord): a save reads and writes them
+    without the ORM. An operation that changes seats or rounds asks for `seats`, `rounds`
+    or `scores`, which turn the rows into ORM objects of the session (no statement runs:
+    they are known as read), for the flush to write what it changes."""
+
+    game: GameRecord | Game
+    seat_rows: list[Any]
+    round_rows: list[Any]
+    score_rows: dict[int, list[Any]] = field(default_factory=dict)
     """The scores in force, by round id, seat by seat."""
     rematch: tuple[str, str] | None = None
     """The scorekeeper and watch codes of the rematch started from this game, if any."""
     asked_with: str = ""
+    session: Session | None = field(default=None, repr=False)
+    attached: bool = False
+    """Whether seats, rounds and scores are ORM objects of the session (a new game's are)."""
 
     @property
     def id(self) -> int:
         assert self.game.id is not None
         return self.game.id
+
+    @property
+    def seats(self) -> list[Seat]:
+        self._attach()
+        return self.seat_rows
+
+    @property
+    def rounds(self) -> list[GameRound]:
+        self._attach()
+        return self.round_rows
+
+    @property
+    def scores(self) -> dict[int, list[SeatScore]]:
+        self._attach()
+        return self.score_rows
+
+    def _attach(self) -> None:
+        if self.attached:
+            return
+        assert self.session is not None, "rows read outside a session cannot be changed"
+        session = self.session
+        self.seat_rows = [_persistent(session, Seat, row._mapping) for row in self.seat_rows]
+        self.round_rows = [
+            _persistent(session, GameRound, {name: row._mapping[name] for name in ROUND_COLUMNS})
+            for row in self.round_rows
+        ]
+        self.score_rows = {
+            round_id: [_persistent(session, SeatScore, vars_of(score)) for score in scores]
+            for round_id, scores in self.score_rows.items()
+        }
+        self.attached = True
 
     def state(self) -> GameState:
         """The game as its rows now say (the scorekeeper's view)."""
@@ -62,6 +101,23 @@ class OpenGame:
         """The game as the code it was asked for shows it (a watch code cannot edit)."""
         state = self.state()
         return state if self.asked_with == self.game.code else state.for_watchers()
+
+
+def vars_of(score: ScoreRecord) -> dict[str, Any]:
+    return {name: getattr(score, name) for name in SCORE_FIELDS}
+
+
+ROUND_COLUMNS = tuple(column.name for column in queries.ROUND.columns)
+
+
+def _persistent(session: Session, model: type[SQLModel], values: Mapping[str, Any]) -> Any:
+    """An ORM object of the session for a row read with Core, as if the ORM had loaded it:
+    no statement runs; the flush writes only what changes afterwards (a score's saved_at,
+    not read, takes its default here and is never written)."""
+    row = model(**values)
+    make_transient_to_detached(row)
+    session.add(row)
+    return row
 
 
 def unknown_code(code: str) -> GameNotFound:
@@ -75,71 +131,51 @@ def unknown_code(code: str) -> GameNotFound:
 def read(
     session: Session, *, code: str, for_edit: bool = True, include_deleted: bool = False
 ) -> OpenGame:
-    """The game for code in three statements (game, seats, rounds with their scores); for an
-    edit, the game row is locked until the write commits, so two processes saving the same
-    version cannot both get through the version check. GameNotFound, ReplacedLink or
-    ReadOnlyLink when the code cannot do that."""
+    """The game for code in three statements (game, seats, rounds with their scores), as
+    plain rows; for an edit, the game row is locked until the write commits, so two
+    processes saving the same version cannot both get through the version check.
+    GameNotFound, ReplacedLink or ReadOnlyLink when the code cannot do that."""
     if "\x00" in code:  # no code holds one (and PostgreSQL refuses it in a query)
         raise unknown_code(code)
-    rematch = aliased(Game)
-    newest_rematch = (
-        select(rematch.id)
-        .where(rematch.rematch_of == Game.id, col(rematch.deleted_at).is_(None))
-        .order_by(col(rematch.id).desc())
-        .limit(1)
-        .correlate(Game)
-        .scalar_subquery()
-    )
-    query = (
-        select(Game, rematch.code, rematch.watch_code)
-        .outerjoin(rematch, rematch.id == newest_rematch)
-        .where(or_(Game.code == code, Game.watch_code == code))
-    )
-    if for_edit:
-        query = locked(query, of=Game)
-    found = session.exec(query).first()
+    connection = session.connection()
+    query = queries.GAME_BY_CODE_LOCKED if for_edit else queries.GAME_BY_CODE
+    found = connection.execute(query, {"code": code}).first()
     if found is None:
-        replaced = session.exec(
-            select(Game.watch_code)
-            .join(ReplacedCode, col(ReplacedCode.game_id) == col(Game.id))
-            .where(ReplacedCode.code_hash == code_hash(code))
-        ).first()
+        replaced = connection.execute(queries.REPLACED_CODE, {"code_hash": code_hash(code)}).first()
         if replaced is not None:
-            raise ReplacedLink(replaced)
-    if found is None or (found[0].deleted_at is not None and not include_deleted):
+            raise ReplacedLink(replaced[0])
+    if found is None or (found.deleted_at is not None and not include_deleted):
         raise unknown_code(code)
-    game, rematch_code, rematch_watch_code = found
+    game = GameRecord.of(found._mapping)
     if for_edit and code != game.code:
         raise ReadOnlyLink(ReadOnlyLink.message)
-    seats = session.exec(
-        select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))
-    ).all()
-    rows = session.exec(
-        select(GameRound, SeatScore)
-        .outerjoin(
-            SeatScore,
-            and_(
-                col(SeatScore.round_id) == col(GameRound.id),
-                col(SeatScore.replaced_at).is_(None),
-            ),
-        )
-        .where(GameRound.game_id == game.id)
-        .order_by(col(GameRound.number), col(SeatScore.position), col(SeatScore.id))
-    ).all()
-    rounds: list[GameRound] = []
-    scores: dict[int, list[SeatScore]] = {}
-    for db_round, score in rows:
-        if not rounds or rounds[-1] is not db_round:
-            rounds.append(db_round)
-        if score is not None:
-            scores.setdefault(score.round_id, []).append(score)
+    seats = connection.execute(queries.SEATS, {"game_id": game.id}).all()
+    rounds: list[Any] = []
+    scores: dict[int, list[Any]] = {}
+    for row in connection.execute(queries.ROUNDS_WITH_SCORES, {"game_id": game.id}).all():
+        if not rounds or rounds[-1].id != row.id:
+            rounds.append(row)
+        if row.score_id is not None:
+            scores.setdefault(row.id, []).append(
+                ScoreRecord(
+                    position=row.score_position,
+                    points=row.score_points,
+                    went_out=row.score_went_out,
+                    cards=row.score_cards,
+                    layout=row.score_layout,
+                    id=row.score_id,
+                    round_id=row.id,
+                )
+            )
+    rematch = found.rematch_code, found.rematch_watch_code
     return OpenGame(
         game=game,
-        seats=list(seats),
-        rounds=rounds,
-        scores=scores,
-        rematch=None if rematch_code is None else (rematch_code, rematch_watch_code),
+        seat_rows=list(seats),
+        round_rows=rounds,
+        score_rows=scores,
+        rematch=None if rematch[0] is None else rematch,
         asked_with=code,
+        session=session,
     )
 
 
@@ -150,7 +186,7 @@ def read_many(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
     if not game_ids:
         return []
     ids = list(game_ids)
-    game, seat, db_round, score = (_table(m) for m in (Game, Seat, GameRound, SeatScore))
+    game, seat, db_round, score = queries.GAME, queries.SEAT, queries.ROUND, queries.SCORE
     connection = session.connection()
     found = {
         row.id: row
@@ -207,19 +243,13 @@ def read_many(session: Session, *, game_ids: Sequence[int]) -> list[GameState]:
     ]
 
 
-def _table(model: type[SQLModel]) -> Table:
-    table = model.__table__  # type: ignore[attr-defined]
-    assert isinstance(table, Table)
-    return table
-
-
 def state_of(opened: OpenGame) -> GameState:
     """The game its rows make: no statement runs."""
     saved = {
         round_id: {score.position: entry_of(score) for score in scores}
-        for round_id, scores in opened.scores.items()
+        for round_id, scores in opened.score_rows.items()
     }
-    return state_from(opened.game, opened.seats, opened.rounds, saved, opened.rematch)
+    return state_from(opened.game, opened.seat_rows, opened.round_rows, saved, opened.rematch)
 
 
 class GameRow(Protocol):

@@ -11,31 +11,54 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..games.state import GameState
 
 QUEUE_SIZE = 8
 LATEST_KEPT = 4096
+PING_SECONDS = 15.0
+"""A stream that sent nothing for this long is sent a comment, so proxies keep it open."""
+PING = "ping"
+"""What next_state gives for a stream to ping (never a state: those are GameStates)."""
 
 
-@dataclass(eq=False)
 class Subscription:
-    """One open page's place in line for a game's changes."""
+    """One open page's place in line for a game's changes: a short list and, while the page
+    waits, a future to wake it (lighter than an asyncio.Queue: thousands are open)."""
 
-    topic: str
-    loop: asyncio.AbstractEventLoop
-    queue: asyncio.Queue[GameState] = field(
-        default_factory=lambda: asyncio.Queue(maxsize=QUEUE_SIZE)
-    )
-    dropped: bool = False
+    __slots__ = ("topic", "loop", "states", "waiter", "dropped", "sent_at")
 
-    async def next_state(self) -> GameState | None:
-        """The game's next state, or None once this subscriber has been dropped."""
-        state = await self.queue.get()
+    def __init__(self, topic: str, loop: asyncio.AbstractEventLoop) -> None:
+        self.topic = topic
+        self.loop = loop
+        self.states: list[Any] = []
+        self.waiter: asyncio.Future[None] | None = None
+        self.dropped = False
+        self.sent_at = loop.time()
+
+    async def next_state(self) -> Any:
+        """The game's next state (or PING when the stream has been idle a while), or None
+        once this subscriber has been dropped."""
+        while not self.states:
+            self.waiter = self.loop.create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+        state = self.states.pop(0)
+        self.sent_at = self.loop.time()
         return None if self.dropped else state
+
+    def put(self, state: Any) -> bool:
+        """Hand state to the page (from its loop); False when its line is full."""
+        if len(self.states) >= QUEUE_SIZE:
+            return False
+        self.states.append(state)
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+        return True
 
 
 class Broker:
@@ -79,6 +102,12 @@ class Broker:
                 if state is not None:
                     self._topic_of.pop(state.code, None)
 
+    def keeper_code(self, topic: str) -> str | None:
+        """The scorekeeper code of topic's game, as its newest state kept here says."""
+        with self._lock:
+            state = self._latest.get(topic)
+        return state.code if state is not None and state.can_edit else None
+
     def latest(self, code: str) -> GameState | None:
         """The newest known state of the game with this scorekeeper or watch code, as that
         code may see it; None when it is not known here."""
@@ -92,7 +121,7 @@ class Broker:
 
     def subscribe(self, topic: str) -> Subscription:
         """Start listening; call from the event loop the subscriber reads in."""
-        subscription = Subscription(topic=topic, loop=asyncio.get_running_loop())
+        subscription = Subscription(topic, asyncio.get_running_loop())
         with self._lock:
             self._subscribers.setdefault(topic, set()).add(subscription)
         return subscription
@@ -124,12 +153,32 @@ class Broker:
             except RuntimeError:  # its event loop has closed: nobody is reading any more
                 self.unsubscribe(subscription)
 
-    def _deliver(self, subscription: Subscription, state: GameState) -> None:
-        try:
-            subscription.queue.put_nowait(state)
-        except asyncio.QueueFull:
-            subscription.dropped = True
-            self.unsubscribe(subscription)
-            # Wake the subscriber so it ends its stream; its page reconnects and catches up.
-            subscription.queue.get_nowait()
-            subscription.queue.put_nowait(state)
+    def _deliver(self, subscription: Subscription, state: Any) -> None:
+        if subscription.put(state):
+            return
+        subscription.dropped = True
+        self.unsubscribe(subscription)
+        # Wake the subscriber so it ends its stream; its page reconnects and catches up.
+        subscription.states.clear()
+        subscription.put(state)
+
+    def ping_idle(self) -> None:
+        """Hand PING to every stream of this loop that has sent nothing for PING_SECONDS."""
+        loop = asyncio.get_running_loop()
+        quiet_since = loop.time() - PING_SECONDS
+        with self._lock:
+            idle = [
+                subscription
+                for listeners in self._subscribers.values()
+                for subscription in listeners
+                if subscription.loop is loop and subscription.sent_at <= quiet_since
+            ]
+        for subscription in idle:
+            if not subscription.states:
+                subscription.put(PING)
+
+    async def ping_idle_forever(self) -> None:
+        """ping_idle a few times a period: one timer for every stream, not one each."""
+        while True:
+            await asyncio.sleep(PING_SECONDS / 3)
+            self.ping_idle()

@@ -83,3 +83,19 @@ def test_a_dropped_page_that_then_closes_its_stream_is_no_error():
         assert broker.count("game") == 0 and broker.topics() == []
 
     run(scenario)
+
+
+def test_a_stream_idle_for_a_while_is_pinged_and_a_busy_one_is_not():
+    from app.live.memory import PING, PING_SECONDS
+
+    async def scenario():
+        broker = Broker()
+        idle, busy = broker.subscribe("game"), broker.subscribe("other")
+        idle.sent_at -= PING_SECONDS  # nothing sent for a whole period
+        broker.ping_idle()
+        assert await asyncio.wait_for(idle.next_state(), 1) == PING
+        assert busy.states == []
+        broker.ping_idle()  # just sent: not again until another period has passed
+        assert idle.states == []
+
+    run(scenario)

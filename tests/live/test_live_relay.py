@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import text
 
 from app.db import make_engine
-from app.games import create_game, load_for_live_pages, save_round
+from app.games import create_game, load_for_live_pages, replace_keeper_code, save_round
 from app.live.memory import Broker
+from app.live.notice import encode
 from app.live.postgres import CHANNEL, PostgresRelay
 from app.migrate import upgrade_to_head
 from app.rules.scoring import SeatResult
@@ -36,7 +37,8 @@ def relay_for(engine, **options):
         with wired_session(engine) as session:
             return load_for_live_pages(session, watch_code=watch_code)
 
-    return PostgresRelay(engine, Broker(), load_state=load_state, **options)
+    options.setdefault("load_state", load_state)
+    return PostgresRelay(engine, Broker(), **options)
 
 
 def new_game(engine):
@@ -55,31 +57,34 @@ async def started(relay):
     return relay
 
 
-def test_a_save_in_another_process_reaches_every_page_here_loaded_once_per_change(engine):
+def test_a_save_in_another_process_reaches_every_page_here_read_once_then_carried(engine):
     game, unwatched = new_game(engine), new_game(engine)
 
     async def scenario():
         here = await started(relay_for(engine))
         there = relay_for(engine)  # the other process: it only sends
         pages = [here.broker.subscribe(game.watch_code) for _ in range(5)]
-        for number in (1, 2):
+        for number in (1, 2, 3):
             state = await asyncio.to_thread(save, engine, game, number)
             await asyncio.to_thread(there.publish, game.watch_code, state)
             for page in pages:
                 shown = await asyncio.wait_for(page.next_state(), 10)
                 assert shown.version == state.version == number + 1
                 assert shown.rounds[number - 1].scores == [0, 17]
-        assert here.loads == 2  # five pages, two changes: two loads
+                assert shown.totals == [0, 17 * number] and shown.code == game.code
+        # Five pages, three changes: the first read once (this process had not seen the
+        # game, so it did not know its scorekeeper code), the next two carried by the notice.
+        assert (here.loads, here.carried) == (1, 2)
         other = await asyncio.to_thread(save, engine, unwatched, 1)
         await asyncio.to_thread(there.publish, unwatched.watch_code, other)
         await asyncio.sleep(0.5)
-        assert here.loads == 2  # nobody here follows that game: nothing loaded
+        assert (here.loads, here.carried) == (1, 2)  # nobody here follows that game
         await here.stop()
 
     run_scenario(scenario)
 
 
-def test_the_notice_holds_the_topic_and_version_and_no_code_that_can_edit(engine, database_url):
+def test_the_notice_holds_the_state_and_no_code_that_can_edit(engine, database_url):
     game = new_game(engine)
     conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(conninfo, autocommit=True) as listener:
@@ -88,8 +93,55 @@ def test_the_notice_holds_the_topic_and_version_and_no_code_that_can_edit(engine
         relay_for(engine).publish(game.watch_code, state)
         notices = list(listener.notifies(timeout=10, stop_after=1))
     assert len(notices) == 1 and notices[0].channel == CHANNEL
-    assert json.loads(notices[0].payload) == {"topic": game.watch_code, "version": 2}
+    notice = json.loads(notices[0].payload)
+    assert (notice["topic"], notice["version"]) == (game.watch_code, 2)
+    assert [seat[0] for seat in notice["state"]["seats"]] == ["Ann", "Ben"]
     assert game.code not in notices[0].payload
+
+
+def test_a_worker_that_read_the_game_shows_new_totals_without_reading_it_again(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine, load_state=None))  # reading would fail
+        there = relay_for(engine)
+        page = here.broker.subscribe(game.watch_code)
+        here.broker.remember(game)  # read here when the page opened, as a stream does
+        for number in (1, 2):
+            state = await asyncio.to_thread(save, engine, game, number)
+            await asyncio.to_thread(there.publish, game.watch_code, state)
+            shown = await asyncio.wait_for(page.next_state(), 10)
+            assert shown == state and shown.totals == [0, 17 * number]
+        assert (here.loads, here.carried) == (0, 2)
+        # Kept for pages opening later: no read for them either.
+        assert here.broker.latest(game.watch_code).totals == [0, 34]
+        await here.stop()
+
+    run_scenario(scenario)
+
+
+def test_a_notice_for_a_game_whose_scorekeeper_code_was_replaced_is_read_once(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine))
+        there = relay_for(engine)
+        page = here.broker.subscribe(game.watch_code)
+        here.broker.remember(game)
+        replaced = await asyncio.to_thread(replace_code, engine, game)
+        await asyncio.to_thread(there.publish, game.watch_code, replaced)
+        # The notice's hash is not of the code known here: the state it carries is not used.
+        shown = await asyncio.wait_for(page.next_state(), 10)
+        assert shown.version == 2 and shown.code == replaced.code != game.code
+        assert (here.loads, here.carried) == (1, 0)
+        await here.stop()
+
+    run_scenario(scenario)
+
+
+def replace_code(engine, game):
+    with wired_session(engine) as session:
+        return replace_keeper_code(session, code=game.code)
 
 
 def test_the_sender_shows_its_own_save_at_once_and_skips_its_own_notice(engine):
@@ -102,7 +154,29 @@ def test_the_sender_shows_its_own_save_at_once_and_skips_its_own_notice(engine):
         await asyncio.to_thread(here.publish, game.watch_code, state)
         assert (await asyncio.wait_for(page.next_state(), 5)).version == 2
         await asyncio.sleep(0.5)  # its own notice comes back meanwhile
-        assert here.loads == 0 and page.queue.empty()
+        assert here.loads == 0 and not page.states
+        await here.stop()
+
+    run_scenario(scenario)
+
+
+def test_the_sender_skips_its_own_notice_with_or_without_pages_and_keeps_nothing(engine):
+    game = new_game(engine)
+
+    async def scenario():
+        here = await started(relay_for(engine))
+        state = await asyncio.to_thread(save, engine, game, 1)
+        await asyncio.to_thread(here.publish, game.watch_code, state)
+        page = here.broker.subscribe(game.watch_code)  # opened just after the save
+        here._on_notice(encode(state))  # its own notice, come back after the page opened
+        await asyncio.sleep(0.5)  # (and the real one, before or after)
+        assert (here.loads, here.carried) == (0, 0) and not page.states
+        here.broker.unsubscribe(page)
+        newer = await asyncio.to_thread(save, engine, game, 2)
+        await asyncio.to_thread(here.publish, game.watch_code, newer)
+        await asyncio.sleep(0.5)
+        # Nobody here follows the game: nothing is kept of it once its notice is back.
+        assert game.watch_code not in here._shown
         await here.stop()
 
     run_scenario(scenario)

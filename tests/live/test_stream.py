@@ -7,15 +7,16 @@ import re
 import threading
 import time
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 from starlette.requests import Request
 
-from app import live
 from app.db import make_engine
-from app.games import GameNotFound, load_game
+from app.games import GameNotFound, find_game, load_game
+from app.live import LiveUpdates
 from app.main import create_app
 from app.web import stream
 from app.web.stream import StreamCounts
@@ -152,12 +153,12 @@ def test_a_disconnected_viewer_is_cleaned_up(server):
     viewers = [Viewer(server, game["watch_code"]) for _ in range(3)]
     for viewer in viewers:
         viewer.next_event()
-    assert wait_for(lambda: live.broker.count(game["watch_code"]) == 3)
+    assert wait_for(lambda: server.app.state.live.broker.count(game["watch_code"]) == 3)
     viewers[0].close()
-    assert wait_for(lambda: live.broker.count(game["watch_code"]) == 2)
+    assert wait_for(lambda: server.app.state.live.broker.count(game["watch_code"]) == 2)
     for viewer in viewers[1:]:
         viewer.close()
-    assert wait_for(lambda: live.broker.count(game["watch_code"]) == 0)
+    assert wait_for(lambda: server.app.state.live.broker.count(game["watch_code"]) == 0)
 
 
 def test_a_replaced_scorekeeper_link_stops_streaming(server):
@@ -247,8 +248,8 @@ def test_live_updates_arrive_in_order_and_an_older_state_is_never_shown(server):
         f"/api/games/{game['code']}/rounds/2",
         {"results": went_out_first(2, points=[0, 7])},
     )
-    live.publish(game["watch_code"], replace(older, version=1))
-    live.publish(game["watch_code"], replace(older, version=2))
+    server.app.state.live.publish(game["watch_code"], replace(older, version=1))
+    server.app.state.live.publish(game["watch_code"], replace(older, version=2))
     call(
         server,
         "PUT",
@@ -267,6 +268,12 @@ def test_the_stream_answers_with_the_security_headers(server):
     assert watcher.response.getheader("referrer-policy") == "no-referrer"
     assert "frame-ancestors 'none'" in watcher.response.getheader("content-security-policy")
     watcher.close()
+
+
+def app_request():
+    """A request as a stream's, to an app holding only what streams keep on it."""
+    app = SimpleNamespace(state=SimpleNamespace(live=LiveUpdates(), stream_reads={}))
+    return SimpleNamespace(app=app)
 
 
 def test_pages_opening_together_share_one_read_of_the_game(tmp_path, monkeypatch):
@@ -290,20 +297,21 @@ def test_pages_opening_together_share_one_read_of_the_game(tmp_path, monkeypatch
         read_started.set()
         time.sleep(0.2)  # a slow disk: every page arrives while the first read runs
         with Session(engine) as session:
-            return load_game(session, code=code)
+            return find_game(session, code=code, whole=True)
 
     monkeypatch.setattr(stream, "load_briefly", counted_load)
-    live.broker.forget(game.watch_code)
+    request = app_request()
 
     async def pages_arriving():
         return await asyncio.gather(
-            *(stream.load_for_stream(None, game.watch_code) for _ in range(50))
+            *(stream.load_for_stream(request, game.watch_code) for _ in range(50))
         )
 
     states = run_scenario(pages_arriving)
     assert reads == [game.watch_code]
     assert all(state.players == ("Ann", "Ben") and not state.can_edit for state in states)
-    live.broker.forget(game.watch_code)
+    # What was read is kept for the pages to come (and for the notices of other processes).
+    assert request.app.state.live.broker.keeper_code(game.watch_code) == game.code
     engine.dispose()
 
 
@@ -362,7 +370,7 @@ def test_streams_read_the_database_on_four_threads_at_most(monkeypatch):
 
     async def pages_of_twelve_games():
         return await asyncio.gather(
-            *(stream.load_for_stream(None, f"unknown-{n}") for n in range(12)),
+            *(stream.load_for_stream(app_request(), f"unknown-{n}") for n in range(12)),
             return_exceptions=True,
         )
 
@@ -383,7 +391,7 @@ def test_a_stream_whose_game_is_gone_leaves_no_error_behind(monkeypatch):
         reported = []
         loop.set_exception_handler(lambda _, context: reported.append(context["message"]))
         with pytest.raises(GameNotFound):
-            await stream.load_for_stream(None, "gone-game")
+            await stream.load_for_stream(app_request(), "gone-game")
         for _ in range(3):
             await asyncio.sleep(0)  # the read's own clean-up runs
         return reported
