@@ -177,7 +177,28 @@ def now_text(value: Any) -> str:
 
 
 def _locale() -> Locale:
-    return Locale.parse(_language.get())
+    return _locale_of(_language.get())
+
+
+@functools.cache
+def _locale_of(code: str) -> Locale:
+    return Locale.parse(code)
+
+
+@functools.cache
+def _number_pattern(code: str, digits: int | None, percent: bool) -> numbers.NumberPattern:
+    """The language's pattern for a number (or a percentage) with digits decimals, parsed
+    once: a table page shows hundreds of figures, and parsing is most of Babel's work."""
+    locale = _locale_of(code)
+    if percent:
+        pattern = locale.percent_formats[None].pattern
+        if digits:
+            pattern = pattern.replace("#,##0", "#,##0." + "0" * digits, 1)
+    elif digits is None:
+        pattern = locale.decimal_formats[None].pattern
+    else:
+        pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return numbers.parse_pattern(pattern)
 
 
 def format_date(value: date | datetime, form: str = "long") -> str:
@@ -205,19 +226,14 @@ def format_time(value: datetime, form: str = "short") -> str:
 
 def format_number(value: float | int, digits: int | None = None) -> str:
     """1,234.5 in English, 1.234,5 in German..."""
-    if digits is None:
-        return numbers.format_decimal(value, locale=_locale())
-    pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return numbers.format_decimal(value, format=pattern, locale=_locale())
+    code = _language.get()
+    return _number_pattern(code, digits, False).apply(value, _locale_of(code))
 
 
 def format_percent(value: float, digits: int = 0) -> str:
     """0.25 as '25%' in English, '25 %' in German and French."""
-    locale = _locale()
-    pattern = locale.percent_formats[None].pattern
-    if digits:
-        pattern = pattern.replace("#,##0", "#,##0." + "0" * digits, 1)
-    return numbers.format_percent(value, format=pattern, locale=locale)
+    code = _language.get()
+    return _number_pattern(code, digits, True).apply(value, _locale_of(code))
 
 
 def plural_rule() -> str:
