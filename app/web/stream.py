@@ -30,16 +30,22 @@ _rendered: Recent[tuple[str, int, str, str, str], str] = Recent(RENDERED_KEPT)
 _events: Recent[tuple[str, int, str, str, str], bytes] = Recent(RENDERED_KEPT)
 
 
-def rendered_once(request: Request, state: GameState) -> str:
-    """The live update for state, rendered once and shared by every page showing the same
-    view: two hundred watchers of one game cost one rendering, not two hundred."""
-    key = (
+def _view(request: Request, state: GameState) -> tuple[str, int, str, str, str]:
+    """What one rendering of a live update serves: the same game at the same version, seen
+    through the same link, under the same ROOT_PATH, in the same language."""
+    return (
         state.code,
         state.version,
         state.watch_code,
         request.scope.get("root_path", ""),
         i18n.language(),
     )
+
+
+def rendered_once(request: Request, state: GameState) -> str:
+    """The live update for state, rendered once and shared by every page showing the same
+    view: two hundred watchers of one game cost one rendering, not two hundred."""
+    key = _view(request, state)
     html = _rendered.get(key)
     if html is None:
         html = _rendered.put(key, live_update(request, state))
@@ -48,13 +54,7 @@ def rendered_once(request: Request, state: GameState) -> str:
 
 def event_once(request: Request, state: GameState) -> bytes:
     """The event that carries rendered_once's update, framed once for every page."""
-    key = (
-        state.code,
-        state.version,
-        state.watch_code,
-        request.scope.get("root_path", ""),
-        i18n.language(),
-    )
+    key = _view(request, state)
     event = _events.get(key)
     if event is None:
         html = rendered_once(request, state)
