@@ -421,3 +421,38 @@ def test_a_live_update_shared_between_pages_keeps_each_sub_paths_links(client, n
     assert linked.findall(plain) and linked.findall(behind)
     assert not any(link.startswith("/scores/") for link in linked.findall(plain))
     assert all(link.startswith("/scores/") for link in linked.findall(behind))
+
+
+class ViewerIn(Viewer):
+    """An open page whose browser asks for language."""
+
+    def __init__(self, server, code, language):
+        self.connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        headers = {"HX-Request": "true", "Accept-Language": language}
+        self.connection.request("GET", f"/g/{code}/events", headers=headers)
+        self.response = self.connection.getresponse()
+        server.viewers.append(self)
+
+
+def test_each_watcher_gets_the_live_update_in_their_own_language(server):
+    status, game = call(server, "POST", "/api/games", {"players": ["Ann", "Ben", "Cy"]})
+    assert status == 201
+    viewers = {
+        language: ViewerIn(server, game["watch_code"], language)
+        for language in ("de", "fr", "es", "nl", "en")
+    }
+    for viewer in viewers.values():
+        viewer.next_event()
+    call(
+        server,
+        "PUT",
+        f"/api/games/{game['code']}/rounds/1",
+        {"results": went_out_first(3, points=[0, 13, 14])},
+    )
+    seen = {language: "".join(v.next_event()["data"]) for language, v in viewers.items()}
+    assert "Vieren sind wild" in seen["de"]
+    assert "quatre sont des frimes" in seen["fr"].lower()
+    assert "cuatros son comodines" in seen["es"].lower()
+    assert "Vieren zijn wild" in seen["nl"]
+    assert "Fours are wild" in seen["en"]
+    assert all("Fours are wild" not in seen[code] for code in ("de", "fr", "es", "nl"))
