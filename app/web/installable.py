@@ -11,6 +11,7 @@ from email.utils import formatdate, parsedate
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import Headers
 from starlette.staticfiles import NotModifiedResponse
 
 from .. import i18n
@@ -76,7 +77,7 @@ def script_words(request: Request, lang: str) -> Response:
     source, etag, modified = later_words(lang)
     headers = {"etag": etag, "last-modified": modified}
     if not_modified(request, etag, modified):
-        return NotModifiedResponse(headers)
+        return NotModifiedResponse(Headers(headers))
     return Response(source, media_type="text/javascript", headers=headers)
 
 

@@ -14,10 +14,10 @@ import segno
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from jinja2 import pass_context
-from markupsafe import Markup
 from jinja2.runtime import Context
 from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
+from markupsafe import Markup
 
 from .. import i18n
 from ..addresses import shared_base
@@ -40,6 +40,8 @@ templates.env.add_extension("jinja2.ext.i18n")
 templates.env.install_gettext_callables(  # type: ignore[attr-defined]
     gettext=i18n.gettext, ngettext=i18n.ngettext, pgettext=i18n.pgettext, newstyle=True
 )
+
+
 def script_json(value: Any) -> Markup:
     """value as JSON for inside a <script> (the scripts' words): as short as JSON goes (no
     spaces, letters as themselves), with <, > and & escaped so no text can close the script.

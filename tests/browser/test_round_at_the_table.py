@@ -311,16 +311,20 @@ def test_in_german_the_round_entrys_words_come_with_it_in_german(phone, live_ser
         keypad.get_by_role("button", name=card, exact=True).click()
     # A save the server fails says so in German, with its button to try again.
     # (On the context: the service worker may send the save, where page routes do not reach.)
-    phone.context.route("**/rounds/1", lambda route: route.fulfill(status=500, body="Internal error"))
+    phone.context.route(
+        "**/rounds/1", lambda route: route.fulfill(status=500, body="Internal error")
+    )
     phone.get_by_role("button", name="Runde 1 speichern").click()
-    expect(phone.get_by_text("Runde 1 ist nicht gespeichert: Der Server hatte ein Problem.")).to_be_visible()
+    expect(
+        phone.get_by_text("Runde 1 ist nicht gespeichert: Der Server hatte ein Problem.")
+    ).to_be_visible()
     again = phone.get_by_role("button", name="Nochmal versuchen", exact=True)
     expect(again).to_be_visible()
     phone.context.unroute("**/rounds/1")
     again.click()
     expect(phone.get_by_role("status").filter(has_text="Runde 1 gespeichert")).to_be_visible()
-    assert phone.evaluate("document.querySelectorAll('script[src*=\"/static/words-\"]').length") == 1
-    assert phone.evaluate("document.querySelector('script[src*=\"/static/words-\"]').src").endswith(
-        "/static/words-de.js"
+    fetched = phone.evaluate(
+        "Array.from(document.querySelectorAll('script[src*=\"/static/words-\"]'), s => s.src)"
     )
+    assert [src.split("/static/")[1] for src in fetched] == ["words-de.js"]
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

@@ -126,7 +126,10 @@ def test_a_round_kept_offline_says_so_in_german(browser, live_server):
             keypad = phone.get_by_role("group", name=f"Karte zur Hand von {name} hinzufügen")
             keypad.get_by_role("button", name=card, exact=True).click()
         phone.get_by_role("button", name="Runde 1 speichern").click()
-        kept = "Runde 1 wird auf diesem Handy aufbewahrt und gesendet, sobald die Verbindung wieder da ist"
+        kept = (
+            "Runde 1 wird auf diesem Handy aufbewahrt und gesendet, "
+            "sobald die Verbindung wieder da ist"
+        )
         expect(phone.get_by_role("status").filter(has_text=kept)).to_be_visible()
         expect(phone.get_by_role("heading", name="Runde 2 eintragen")).to_be_visible()
         phone.reload()

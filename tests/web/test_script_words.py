@@ -210,7 +210,8 @@ def test_the_later_words_are_cached_like_the_static_files(client) -> None:
 
 def test_the_later_words_sit_with_the_static_files_under_a_root_path(database_url) -> None:
     with TestClient(create_app(test_settings(database_url)), root_path="/ck") as proxied:
-        assert later_words(proxied.get("/static/words-nl.js"))["saved"] == "Ronde %(round)s opgeslagen"
+        dutch = later_words(proxied.get("/static/words-nl.js"))
+        assert dutch["saved"] == "Ronde %(round)s opgeslagen"
         game = proxied.post("/api/games", json={"players": ["Ann", "Ben"]}).json()
         forget = proxied.get(f"/g/{game['code']}/forget?lang=nl").text
         assert '<script src="/ck/static/words-nl.js" defer></script>' in forget
