@@ -136,7 +136,6 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
         per_game=chosen.streams_per_game, total=chosen.streams_total
     )
     app.state.stream_reads = {}
-    app.mount("/static", PrecompressedStatic(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(tables_api.router)
     app.include_router(pages.router)
@@ -146,6 +145,9 @@ def create_app(app_settings: Settings | None = None) -> FastAPI:
     app.router.routes.extend(stream.stream_routes())
     app.include_router(installable.router)
     app.include_router(languages.router)
+    # After the routes: /static/words-{lang}.js (installable) is answered before the mount,
+    # which Starlette would otherwise match first.
+    app.mount("/static", PrecompressedStatic(directory=STATIC_DIR), name="static")
     errors.install(app)
     # Listed innermost first: each add_middleware wraps the ones before it. Requests pass
     # the proxy headers first (so addresses, scheme and host are the phone's), then HEAD,

@@ -3,23 +3,30 @@
 (function () {
   "use strict";
 
-  // The page's words in its language (templates/_words.html): word("saved", {round: 3}) fills
-  // %(round)s; words("jokers", n) takes the form for n by the language's plural rule.
+  // The page's words in its language (templates/_words.html), then words-{lang}.js's: word("saved", {round: 3})
+  // fills %(round)s; words("jokers", n) takes the form for n by the language's plural rule.
   var WORDS;
-  function wordsOf() {
+  function wordOf(key) {
     if (!WORDS) try { WORDS = JSON.parse(document.getElementById("words").textContent); } catch (error) { WORDS = {}; }
-    return WORDS;
+    return key in WORDS ? WORDS[key] : (self.crownkeeperWords || {})[key];
   }
   function filled(text, values) {
     return String(text).replace(/%\((\w+)\)s/g, function (all, name) { return name in values ? values[name] : all; });
   }
   function word(key, values) {
-    var text = wordsOf()[key];
+    var text = wordOf(key);
     return filled(text === undefined ? key : text, values || {});
   }
   function words(key, n, values) {
-    var forms = wordsOf()[key] || [key, key];
+    var forms = wordOf(key) || [key, key];
     return filled(forms[+(WORDS.plural === "n>1" ? n > 1 : n !== 1)], Object.assign({ num: n }, values));
+  }
+  // A script fetched later, in order after its words (once).
+  var wordsAdded;
+  function addScript(name, onload, onerror) {
+    if (!wordsAdded) addScript(wordsAdded = "words-" + document.documentElement.lang);
+    document.head.append(Object.assign(document.createElement("script"), { async: false, onload: onload, onerror: onerror,
+      src: document.querySelector("script[src*='app.js']").src.replace("app.js", name + ".js") }));
   }
   function clock(date) {
     return date.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" });
@@ -369,17 +376,14 @@
     var open = event.target.closest(".whole-hand-open");
     if (!open || window.crownkeeper.picker) return;
     window.crownkeeper.picker = "loading";
-    var base = document.querySelector("script[src*='app.js']").src;
     var style = document.createElement("link");
-    var script = document.createElement("script");
     var waiting = 2;
     function arrived() { if (--waiting === 0) open.click(); }
     style.rel = "stylesheet";
-    style.href = base.replace("app.js", "hand.css");
+    style.href = document.querySelector("script[src*='app.js']").src.replace("app.js", "hand.css");
     style.onload = style.onerror = arrived;
-    script.src = base.replace("app.js", "picker.js");
-    script.onload = arrived;
-    document.head.append(style, script);
+    document.head.append(style);
+    addScript("picker", arrived);
   });
   function showWholeHand() {
     document.querySelectorAll(".whole-hand-open[hidden]").forEach(function (b) { b.hidden = false; });
@@ -392,9 +396,8 @@
   var roundEntryScript;
   function loadRoundEntry() {
     if (roundEntryScript) return;
-    roundEntryScript = document.createElement("script");
-    roundEntryScript.src = document.querySelector("script[src*='app.js']").src.replace("app.js", "round-entry.js");
-    document.head.append(roundEntryScript);
+    roundEntryScript = true;
+    addScript("round-entry");
   }
   function roundEntryWanted() {
     var form = document.querySelector("form.entry[data-draft]");
@@ -453,11 +456,7 @@
   // this game has rounds kept. The service worker registers then too.
   function withKept(then, otherwise) {
     if (window.crownkeeperKept) { then(window.crownkeeperKept); return; }
-    var script = document.createElement("script");
-    script.src = document.querySelector("script[src*='app.js']").src.replace("app.js", "kept-rounds.js");
-    script.onload = function () { then(window.crownkeeperKept); };
-    script.onerror = otherwise;
-    document.head.append(script);
+    addScript("kept-rounds", function () { then(window.crownkeeperKept); }, otherwise);
   }
   window.crownkeeper.withKept = withKept;
   window.addEventListener("load", function () {

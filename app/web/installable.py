@@ -7,9 +7,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from email.utils import formatdate, parsedate
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import Headers
+from starlette.staticfiles import NotModifiedResponse
 
 from .. import i18n
 from ..config import STATIC_DIR, TEMPLATES_DIR
@@ -52,7 +55,47 @@ def build_version() -> str:
     for name in static_files():
         digest.update(name.encode())
         digest.update((STATIC_DIR / name).read_bytes())
+    for code in i18n.LANGUAGES:  # the words scripts the worker keeps beside them
+        digest.update(later_words(code)[0])
     return digest.hexdigest()[:16]
+
+
+WORDS_LATER = "_words_later.js"
+
+
+@functools.cache
+def later_words(code: str) -> tuple[bytes, str, str]:
+    """The words script of language code (templates/_words_later.js): its bytes, ETag and
+    Last-Modified, the way StaticFiles describes a file."""
+    with i18n.using(code):
+        source = templates.env.get_template(WORDS_LATER).render().encode()
+    sources = [TEMPLATES_DIR / WORDS_LATER, i18n.LOCALE_DIR / code / "LC_MESSAGES" / "messages.po"]
+    changed = max(path.stat().st_mtime for path in sources if path.exists())
+    etag = '"' + hashlib.sha256(source).hexdigest()[:32] + '"'
+    return source, etag, formatdate(changed, usegmt=True)
+
+
+@router.get("/static/words-{lang}.js", include_in_schema=False)
+def script_words(request: Request, lang: str) -> Response:
+    """The words of the scripts the pages fetch later, in one language, served like the
+    static files it sits among (an ETag, no Cache-Control, 304 when the phone has it)."""
+    if lang not in i18n.LANGUAGES:
+        raise HTTPException(status_code=404)
+    source, etag, modified = later_words(lang)
+    headers = {"etag": etag, "last-modified": modified}
+    if not_modified(request, etag, modified):
+        return NotModifiedResponse(Headers(headers))
+    return Response(source, media_type="text/javascript", headers=headers)
+
+
+def not_modified(request: Request, etag: str, modified: str) -> bool:
+    """StaticFiles' rule: If-None-Match when sent, else If-Modified-Since."""
+    if asked := request.headers.get("if-none-match"):
+        tags = [tag.strip().removeprefix("W/") for tag in asked.split(",")]
+        return asked.strip() == "*" or etag in tags
+    since = parsedate(request.headers.get("if-modified-since", ""))
+    last = parsedate(modified)
+    return since is not None and last is not None and since >= last
 
 
 @router.get("/manifest.webmanifest", include_in_schema=False)
@@ -93,7 +136,7 @@ def service_worker() -> Response:
     (no-cache): a new language is new bytes, so a new worker."""
     config = {
         "version": build_version(),
-        "static": list(static_files()),
+        "static": [*static_files(), f"words-{i18n.language()}.js"],
         "language": i18n.language(),
     }
     source = templates.env.get_template("sw.js").render(config=json.dumps(config))

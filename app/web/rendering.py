@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import re
 from typing import Any
 from urllib.parse import urlencode
@@ -16,6 +17,7 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from jinja2_fragments import render_block
 from jinja2_fragments.fastapi import Jinja2Blocks
+from markupsafe import Markup
 
 from .. import i18n
 from ..addresses import shared_base
@@ -38,7 +40,18 @@ templates.env.add_extension("jinja2.ext.i18n")
 templates.env.install_gettext_callables(  # type: ignore[attr-defined]
     gettext=i18n.gettext, ngettext=i18n.ngettext, pgettext=i18n.pgettext, newstyle=True
 )
+
+
+def script_json(value: Any) -> Markup:
+    """value as JSON for inside a <script> (the scripts' words): as short as JSON goes (no
+    spaces, letters as themselves), with <, > and & escaped so no text can close the script.
+    Unlike tojson it leaves ' alone (five more bytes each, and this is never in an attribute)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
 templates.env.filters.update(
+    script_json=script_json,
     date=i18n.format_date,
     datetime=i18n.format_datetime,
     short_date=i18n.format_short_date,
@@ -57,8 +70,10 @@ def language_links(context: Context) -> list[tuple[str, str, str]]:
     query = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "lang"])
     back = request.url.path + (f"?{query}" if query else "")
     switch = url_path_for(request, "choose_language")
+    # The link says where back is: a click sends no Referer (Referrer-Policy: no-referrer keeps
+    # game links off other sites). Its slashes as they are, a few bytes less on every page.
     return [
-        (code, name, f"{switch}?{urlencode({'to': code, 'back': back})}")
+        (code, name, f"{switch}?{urlencode({'to': code, 'back': back}, safe='/')}")
         for code, name in i18n.LANGUAGES.items()
     ]
 

@@ -288,3 +288,43 @@ def test_keep_the_saved_round_drops_this_phones_entries(phone, browser, live_ser
     expect_total(phone, "Ann", 4)
     phone.reload()
     expect(phone.get_by_text("are back")).to_have_count(0)
+
+
+def test_in_german_the_round_entrys_words_come_with_it_in_german(phone, live_server):
+    # The round entry's words are not in the first load: they come with round-entry.js, in
+    # the page's language (/static/words-de.js), once.
+    phone.context.add_cookies([{"name": "crownkeeper_lang", "value": "de", "url": live_server.url}])
+    open_game(phone, live_server.url)
+    expect(phone.get_by_role("heading", name="Runde 1 eintragen")).to_be_visible()
+    first_load = phone.evaluate("JSON.parse(document.getElementById('words').textContent)")
+    assert "saved" not in first_load and "again" not in first_load and "offR" in first_load
+    phone.get_by_label("Ann ist raus").check()
+    phone.wait_for_function(
+        "() => Object.keys(localStorage).some((key) => key.startsWith('crownkeeper-draft:'))"
+    )
+    phone.reload()
+    back = phone.get_by_text(re.compile(r"^Die Tipps für Runde 1 \(\d\d:\d\d\) sind wieder da\."))
+    expect(back).to_be_visible()
+    expect(back.get_by_role("button", name="Leeren", exact=True)).to_be_visible()
+    for name, card in (("Ben", "Q Dame"), ("Cy", "K König")):
+        keypad = phone.get_by_role("group", name=f"Karte zur Hand von {name} hinzufügen")
+        keypad.get_by_role("button", name=card, exact=True).click()
+    # A save the server fails says so in German, with its button to try again.
+    # (On the context: the service worker may send the save, where page routes do not reach.)
+    phone.context.route(
+        "**/rounds/1", lambda route: route.fulfill(status=500, body="Internal error")
+    )
+    phone.get_by_role("button", name="Runde 1 speichern").click()
+    expect(
+        phone.get_by_text("Runde 1 ist nicht gespeichert: Der Server hatte ein Problem.")
+    ).to_be_visible()
+    again = phone.get_by_role("button", name="Nochmal versuchen", exact=True)
+    expect(again).to_be_visible()
+    phone.context.unroute("**/rounds/1")
+    again.click()
+    expect(phone.get_by_role("status").filter(has_text="Runde 1 gespeichert")).to_be_visible()
+    fetched = phone.evaluate(
+        "Array.from(document.querySelectorAll('script[src*=\"/static/words-\"]'), s => s.src)"
+    )
+    assert [src.split("/static/")[1] for src in fetched] == ["words-de.js"]
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

@@ -104,3 +104,38 @@ def test_counts_take_the_languages_form(browser, live_server, language, forms):
         assert one != many
     finally:
         context.close()
+
+
+def test_a_round_kept_offline_says_so_in_german(browser, live_server):
+    """The kept rounds' words come in /static/words-de.js, not with the page: the worker
+    keeps that script with the static files, so a page opened offline from its copy says
+    everything in German."""
+    context, phone = phone_in(browser)
+    context.add_cookies([{"name": "crownkeeper_lang", "value": "de", "url": live_server.url}])
+    try:
+        game = new_game(phone, live_server.url)
+        open_controlled(phone, f"{live_server.url}/g/{game['code']}")
+        kept_words = "url => caches.match(url).then(r => r ? r.text() : '')"
+        words_url = f"{live_server.url}/static/words-de.js"
+        assert "Runde %(round)s wird auf diesem Handy" in phone.evaluate(kept_words, words_url)
+        context.set_offline(True)
+        phone.reload()
+        expect(phone.locator(".offline-copy")).to_contain_text("Offline: Das ist die Kopie")
+        phone.get_by_label("Ann ist raus").check()
+        for name, card in (("Ben", "Q Dame"), ("Cy", "K König")):
+            keypad = phone.get_by_role("group", name=f"Karte zur Hand von {name} hinzufügen")
+            keypad.get_by_role("button", name=card, exact=True).click()
+        phone.get_by_role("button", name="Runde 1 speichern").click()
+        kept = (
+            "Runde 1 wird auf diesem Handy aufbewahrt und gesendet, "
+            "sobald die Verbindung wieder da ist"
+        )
+        expect(phone.get_by_role("status").filter(has_text=kept)).to_be_visible()
+        expect(phone.get_by_role("heading", name="Runde 2 eintragen")).to_be_visible()
+        phone.reload()
+        expect(phone.locator("#sheet tr.kept").first).to_contain_text("noch nicht gesendet")
+        expect(phone.locator("#sheet tfoot")).to_contain_text("(noch nicht gesendet)")
+        assert "not sent" not in phone.locator("#main").inner_text()
+        assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()

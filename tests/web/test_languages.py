@@ -57,6 +57,19 @@ def test_every_page_offers_every_language_as_a_link_back_to_itself(client):
         assert back.headers["location"] == "/rules"
 
 
+def test_the_switch_comes_back_to_the_page_without_a_referer(client, new_game):
+    # The pages send no Referer (Referrer-Policy no-referrer keeps game links off other
+    # sites), so each link says where to come back to: the page's path, slashes as they are.
+    code = new_game()["code"]
+    response = client.get(f"/g/{code}")
+    assert response.headers["referrer-policy"] == "no-referrer"
+    assert f'href="/language?to=de&amp;back=/g/{code}"' in response.text
+    page = client.get("/hand?round=3&lang=fr&x=a%26b").text
+    href = re.search(r'href="([^"]*to=nl[^"]*)"', page).group(1).replace("&amp;", "&")
+    back = client.get(href, follow_redirects=False)
+    assert back.headers["location"] == "/hand?round=3&x=a%26b"
+
+
 @pytest.mark.parametrize("back", ["//elsewhere.example/", "https://elsewhere.example/", "/\\x"])
 def test_the_switch_never_leads_off_the_site(client, back):
     switch = client.get("/language", params={"to": "de", "back": back}, follow_redirects=False)
