@@ -1,5 +1,6 @@
-// Crownkeeper's small script. The card picker answers a tap at once, without a round trip;
-// the server checks every limit again when the round is saved. Pages work without it.
+// Crownkeeper's small script: what a page needs before its first touch (live status, sharing,
+// the screen kept on, rounds kept offline). The round entry's card picker is in round-entry.js,
+// fetched when the entry is first touched. Pages work without either.
 (function () {
   "use strict";
 
@@ -32,40 +33,6 @@
     return date.toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" });
   }
 
-  function rankOf(code) {
-    code = code.toUpperCase();
-    return code === "JOKER" ? code : code.replace(/[SHCDR]$/, "");
-  }
-
-  function keyFor(seat, code) {
-    return seat.querySelector('.key[data-code="' + rankOf(code) + '"]');
-  }
-
-  function cardsOf(seat) {
-    var value = seat.querySelector('input[type=hidden][name^="cards_"]').value;
-    return value ? value.split(",") : [];
-  }
-
-  function countAcrossTable(form, code) {
-    var count = 0;
-    form.querySelectorAll("fieldset.seat:not(.out)").forEach(function (seat) {
-      cardsOf(seat).forEach(function (card) { if (rankOf(card) === code) count += 1; });
-    });
-    return count;
-  }
-
-  function pointsOf(seat, cards) {
-    var total = 0;
-    cards.forEach(function (code) {
-      var key = keyFor(seat, code.toUpperCase());
-      total += key ? Number(key.dataset.points) : 0;
-    });
-    return total;
-  }
-  function showSeatTotal(seat, cards) {
-    seat.querySelector(".seat-total").textContent = pointsOf(seat, cards);
-  }
-
   // A row of chips, one per card; tapping a chip removes its card.
   function drawChipRow(container, cards, describe) {
     container.replaceChildren();
@@ -89,31 +56,6 @@
     container.scrollLeft = container.scrollWidth;  // the newest chip in view
   }
 
-  function drawChips(seat, cards) {
-    drawChipRow(seat.querySelector(".chips"), cards, function (code, index) {
-      var key = keyFor(seat, code);
-      var joker = code.toUpperCase() === "JOKER";
-      var rank = key ? key.firstChild.textContent : code;
-      return {
-        value: seat.dataset.seat + ":" + index,
-        className: "chip" + (joker ? " joker" : "") + (key && key.classList.contains("wild") ? " wild" : ""),
-        text: rank + suitSymbol(code),
-        name: !key ? code : joker ? key.dataset.name : suitName(code, key.dataset.name) + ", " + rank,
-      };
-    });
-  }
-
-  var SUITS = { S: "♠", H: "♥", C: "♣", D: "♦", R: "★" };
-  function suitSymbol(code) {
-    code = code.toUpperCase();
-    return code === "JOKER" ? "" : (SUITS[code.slice(-1)] || "");
-  }
-  // "Seven of hearts" for a card with a suit, "Seven" for one tapped on a rank's key.
-  function suitName(code, rank) {
-    var suit = code.toUpperCase().slice(-1);
-    return SUITS[suit] ? word(suit, { rank: rank }) : rank;
-  }
-
   // Enter in a points box closes the keyboard; in a name box it moves to the next name.
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Enter" || !event.target.matches("input")) return;
@@ -129,89 +71,35 @@
     }
   });
 
-  function setCards(seat, cards) {
-    seat.querySelector('input[type=hidden][name^="cards_"]').value = cards.join(",");
-    // Other cards: a confirmation given (or asked for) was about the cards before.
-    seat.querySelectorAll('input[name^="confirmed_"], .confirm-kept').forEach(function (old) { old.remove(); });
-    drawChips(seat, cards);
-    showSeatTotal(seat, cards);
-    if (cards.length) seat.querySelector("input[name^=zero_]").checked = false;
-    seat.dispatchEvent(new Event("entry:change", { bubbles: true }));
-  }
-
   function say(element, message) {
     if (element) element.textContent = message;
   }
 
-  // A message in the seat, above its chips, comes and goes with taps: the page scrolls by
-  // what it moved, so the keys stay under the finger.
-  function tap(button) {
-    var pad = button.closest("fieldset.seat").querySelector(".keypad"), top = pad.getBoundingClientRect().top;
-    change(button);
-    scrollBy(0, pad.getBoundingClientRect().top - top);
-  }
-  function change(button) {
-    var form = button.form;
-    var seat = button.closest("fieldset.seat");
-    var name = seat.querySelector(".seat-name").textContent;
-    var seatError = seat.querySelector(".error");
-    var tableError = form.querySelector(".table-errors");
-    var cards = cardsOf(seat);
-    say(seatError, "");
-    say(tableError, "");
-    if (button.name === "remove") {
-      cards.splice(Number(button.value.split(":")[1]), 1);
-      setCards(seat, cards);
-      var next = seat.querySelector(".chip") || seat.querySelector(".key");
-      if (next) next.focus();
-      return;
-    }
-    var code = button.dataset.code;
-    var dealt = Number(form.dataset.cardsDealt);
-    if (cards.length >= dealt) {
-      say(seatError, words("many", dealt, { name: name }));
-      return;
-    }
-    if (code === "JOKER" && countAcrossTable(form, code) >= Number(form.dataset.jokers)) {
-      say(tableError, words("jokers", Number(form.dataset.jokers)));
-      return;
-    }
-    if (code !== "JOKER" && countAcrossTable(form, code) >= Number(form.dataset.rankCopies)) {
-      say(tableError, words("ranks", Number(form.dataset.rankCopies), { name: button.dataset.name }));
-      return;
-    }
-    cards.push(code);
-    setCards(seat, cards);
-  }
-
+  // The round entry's card picker (the keypads' taps, chips, totals, the decks' limits) is in
+  // round-entry.js, fetched when the entry is first touched. A tap that comes before it is
+  // kept, and the picker plays it when it arrives: nothing tapped is lost, nothing posted.
+  var waiting = [];
+  var waitForPicker = function(event, target) {
+    if (window.crownkeeper.tap || !target) return;
+    if (event.type === "click") event.preventDefault();
+    waiting.push(target);
+    window.crownkeeper.waiting = waiting;
+    loadRoundEntry();
+  };
   document.addEventListener("click", function (event) {
     var button = event.target.closest("form.entry button[name=add], form.entry button[name=remove]");
-    if (!button) return;
-    event.preventDefault();
-    tap(button);
+    // A save (or any other way the form is sent) while taps wait: it waits behind them.
+    if (!button && waiting.length) button = event.target.closest("form.entry button:not([type=button])");
+    waitForPicker(event, button);
   });
-
-  function showWentOut(form) {
-    var out = form.querySelector("input[name=went_out]:checked");
-    form.querySelectorAll("fieldset.seat").forEach(function (seat) {
-      seat.classList.toggle("out", !!out && seat.dataset.seat === out.value);
-      var cards = cardsOf(seat);
-      if (seat.classList.contains("out")) seat.querySelector(".seat-total").textContent = 0;
-      else showSeatTotal(seat, cards);
-    });
-  }
   document.addEventListener("change", function (event) {
-    var input = event.target, form = input.closest("form.entry");
-    if (!form) return;
-    if (input.name === "went_out") showWentOut(form);
-    // "Laid everything down: 0" means no cards: it clears any tapped for the seat.
-    if (input.name.indexOf("zero_") === 0 && input.checked) {
-      var seat = input.closest("fieldset.seat");
-      seat.querySelector('input[name^="points_"]').value = "";
-      say(seat.querySelector(".error"), "");
-      setCards(seat, []);
-    }
+    var input = event.target;
+    if (input.closest("form.entry") && (input.name === "went_out" || input.name.indexOf("zero_") === 0)) waitForPicker(event, input);
   });
+  // The script could not come (the connection dropped first): taps post, as without it.
+  document.addEventListener("error", function (event) {
+    if (/round-entry\.js/.test(event.target.src)) waitForPicker = function () {};
+  }, true);
 
   function readAloud(event) {
     var button = event.target.closest(".say-wild");
@@ -413,7 +301,7 @@
   });
   document.addEventListener("DOMContentLoaded", roundEntryWanted);
   document.addEventListener("htmx:after:swap", roundEntryWanted);
-  window.crownkeeper = { cardsOf: cardsOf, pointsOf: pointsOf, setCards: setCards, showWentOut: showWentOut, say: say,
+  window.crownkeeper = { say: say,
     drawChipRow: drawChipRow, makeRoving: makeRoving, word: word, words: words, clock: clock };
 
   // Keypads are one tab stop each: arrow keys, Home and End move between keys (roving tabindex).

@@ -1,9 +1,160 @@
 // Crownkeeper's round entry, fetched by app.js when a round entry is touched or has news:
-// a draft of every tap kept on this phone until the round is saved; saving says what
-// happened (or why not, at the Save button); a save from another phone is shown.
+// the card picker, which answers a tap at once, without a round trip (the server checks
+// every limit again when the round is saved); a draft of every tap kept on this phone until
+// the round is saved; saving says what happened (or why not, at the Save button); a save
+// from another phone is shown.
 (function () {
   "use strict";
-  var ck = window.crownkeeper, cardsOf = ck.cardsOf, setCards = ck.setCards, showWentOut = ck.showWentOut, say = ck.say;
+  var ck = window.crownkeeper, say = ck.say;
+
+  // --- the card picker ----------------------------------------------------------------------
+  function rankOf(code) {
+    code = code.toUpperCase();
+    return code === "JOKER" ? code : code.replace(/[SHCDR]$/, "");
+  }
+
+  function keyFor(seat, code) {
+    return seat.querySelector('.key[data-code="' + rankOf(code) + '"]');
+  }
+
+  function cardsOf(seat) {
+    var value = seat.querySelector('input[type=hidden][name^="cards_"]').value;
+    return value ? value.split(",") : [];
+  }
+
+  function countAcrossTable(form, code) {
+    var count = 0;
+    form.querySelectorAll("fieldset.seat:not(.out)").forEach(function (seat) {
+      cardsOf(seat).forEach(function (card) { if (rankOf(card) === code) count += 1; });
+    });
+    return count;
+  }
+
+  function pointsOf(seat, cards) {
+    var total = 0;
+    cards.forEach(function (code) {
+      var key = keyFor(seat, code.toUpperCase());
+      total += key ? Number(key.dataset.points) : 0;
+    });
+    return total;
+  }
+  function showSeatTotal(seat, cards) {
+    seat.querySelector(".seat-total").textContent = pointsOf(seat, cards);
+  }
+
+  function drawChips(seat, cards) {
+    ck.drawChipRow(seat.querySelector(".chips"), cards, function (code, index) {
+      var key = keyFor(seat, code);
+      var joker = code.toUpperCase() === "JOKER";
+      var rank = key ? key.firstChild.textContent : code;
+      return {
+        value: seat.dataset.seat + ":" + index,
+        className: "chip" + (joker ? " joker" : "") + (key && key.classList.contains("wild") ? " wild" : ""),
+        text: rank + suitSymbol(code),
+        name: !key ? code : joker ? key.dataset.name : suitName(code, key.dataset.name) + ", " + rank,
+      };
+    });
+  }
+
+  var SUITS = { S: "♠", H: "♥", C: "♣", D: "♦", R: "★" };
+  function suitSymbol(code) {
+    code = code.toUpperCase();
+    return code === "JOKER" ? "" : (SUITS[code.slice(-1)] || "");
+  }
+  // "Seven of hearts" for a card with a suit, "Seven" for one tapped on a rank's key.
+  function suitName(code, rank) {
+    var suit = code.toUpperCase().slice(-1);
+    return SUITS[suit] ? ck.word(suit, { rank: rank }) : rank;
+  }
+
+  function setCards(seat, cards) {
+    seat.querySelector('input[type=hidden][name^="cards_"]').value = cards.join(",");
+    // Other cards: a confirmation given (or asked for) was about the cards before.
+    seat.querySelectorAll('input[name^="confirmed_"], .confirm-kept').forEach(function (old) { old.remove(); });
+    drawChips(seat, cards);
+    showSeatTotal(seat, cards);
+    if (cards.length) seat.querySelector("input[name^=zero_]").checked = false;
+    seat.dispatchEvent(new Event("entry:change", { bubbles: true }));
+  }
+
+  // A message in the seat, above its chips, comes and goes with taps: the page scrolls by
+  // what it moved, so the keys stay under the finger.
+  function tap(button) {
+    var pad = button.closest("fieldset.seat").querySelector(".keypad"), top = pad.getBoundingClientRect().top;
+    change(button);
+    scrollBy(0, pad.getBoundingClientRect().top - top);
+  }
+  function change(button) {
+    var form = button.form;
+    var seat = button.closest("fieldset.seat");
+    var name = seat.querySelector(".seat-name").textContent;
+    var seatError = seat.querySelector(".error");
+    var tableError = form.querySelector(".table-errors");
+    var cards = cardsOf(seat);
+    say(seatError, "");
+    say(tableError, "");
+    if (button.name === "remove") {
+      cards.splice(Number(button.value.split(":")[1]), 1);
+      setCards(seat, cards);
+      var next = seat.querySelector(".chip") || seat.querySelector(".key");
+      if (next) next.focus();
+      return;
+    }
+    var code = button.dataset.code;
+    var dealt = Number(form.dataset.cardsDealt);
+    if (cards.length >= dealt) {
+      say(seatError, ck.words("many", dealt, { name: name }));
+      return;
+    }
+    if (code === "JOKER" && countAcrossTable(form, code) >= Number(form.dataset.jokers)) {
+      say(tableError, ck.words("jokers", Number(form.dataset.jokers)));
+      return;
+    }
+    if (code !== "JOKER" && countAcrossTable(form, code) >= Number(form.dataset.rankCopies)) {
+      say(tableError, ck.words("ranks", Number(form.dataset.rankCopies), { name: button.dataset.name }));
+      return;
+    }
+    cards.push(code);
+    setCards(seat, cards);
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("form.entry button[name=add], form.entry button[name=remove]");
+    if (!button) return;
+    event.preventDefault();
+    tap(button);
+  });
+
+  function showWentOut(form) {
+    var out = form.querySelector("input[name=went_out]:checked");
+    form.querySelectorAll("fieldset.seat").forEach(function (seat) {
+      seat.classList.toggle("out", !!out && seat.dataset.seat === out.value);
+      var cards = cardsOf(seat);
+      if (seat.classList.contains("out")) seat.querySelector(".seat-total").textContent = 0;
+      else showSeatTotal(seat, cards);
+    });
+  }
+  function changed(input) {
+    var form = input.closest("form.entry");
+    if (!form) return;
+    if (input.name === "went_out") showWentOut(form);
+    // "Laid everything down: 0" means no cards: it clears any tapped for the seat.
+    if (input.name.indexOf("zero_") === 0 && input.checked) {
+      var seat = input.closest("fieldset.seat");
+      seat.querySelector('input[name^="points_"]').value = "";
+      say(seat.querySelector(".error"), "");
+      setCards(seat, []);
+    }
+  }
+  document.addEventListener("change", function (event) { changed(event.target); });
+
+  ck.cardsOf = cardsOf;
+  ck.pointsOf = pointsOf;
+  ck.setCards = setCards;
+  ck.showWentOut = showWentOut;
+  ck.tap = tap;
+
+  // --- drafts and saving --------------------------------------------------------------------
   var DRAFT = "crownkeeper-draft:";
   // A draft: who went out and each seat's [cards, typed points, laid everything down], with
   // the time of its last tap (at) once kept.
@@ -194,6 +345,26 @@
   });
   document.addEventListener("htmx:after:swap", roundEntry);
   roundEntry();
+  playWaiting(ck.waiting || []);
+  ck.waiting = null;
   // A tap made while this script was on its way is kept too.
   document.querySelectorAll("form.entry").forEach(keepDraft);
+
+  // Taps made while this script was on its way (app.js kept them), played now in their order,
+  // a Save tapped meanwhile after the taps before it.
+  // A chip tapped then was one of those the page came with: each seat's go first, at once,
+  // so the places the chips had on the page still name their cards.
+  function playWaiting(waiting) {
+    var chips = waiting.filter(function (target) { return target.name === "remove" && target.isConnected; });
+    new Set(chips.map(function (chip) { return chip.closest("fieldset.seat"); })).forEach(function (seat) {
+      var gone = chips.filter(function (chip) { return seat.contains(chip); }).map(function (chip) { return Number(chip.value.split(":")[1]); });
+      setCards(seat, cardsOf(seat).filter(function (card, index) { return gone.indexOf(index) < 0; }));
+    });
+    waiting.forEach(function (target) {
+      if (!target.isConnected || target.name === "remove") return;
+      if (target.name === "add") tap(target);
+      else if (target.matches("button")) target.form.requestSubmit(target);
+      else changed(target);
+    });
+  }
 })();

@@ -3,8 +3,22 @@ one language: served as /static/words-{lang}.js (app/web/languages.py), loaded j
 those scripts (static/app.js, forget.html, hand.html, pile.html) and kept by the service worker
 with the static files, so the game page's first load carries only app.js's own words
 (templates/_words.html). static/app.js's word() looks in the page's words, then in these. -#}
-{%- set k = {"round": "%(round)s", "name": "%(name)s", "time": "%(time)s", "points": "%(points)s"} -%}
+{%- set k = {"round": "%(round)s", "name": "%(name)s", "time": "%(time)s", "points": "%(points)s", "num": "%(num)s", "rank": "%(rank)s"} -%}
 {%- set words = {
+  "S": _("%(rank)s of spades", **k),
+  "H": _("%(rank)s of hearts", **k),
+  "C": _("%(rank)s of clubs", **k),
+  "D": _("%(rank)s of diamonds", **k),
+  "R": _("%(rank)s of stars", **k),
+  "jokers": [
+    ngettext("The decks hold only %(num)s joker, and it is entered already.", "The decks hold only %(num)s jokers, and all of them are entered already.", 1, **k),
+    ngettext("The decks hold only %(num)s joker, and it is entered already.", "The decks hold only %(num)s jokers, and all of them are entered already.", 2, **k)],
+  "many": [
+    ngettext("%(name)s cannot have more than %(num)s card left: %(num)s was dealt this round.", "%(name)s cannot have more than %(num)s cards left: %(num)s were dealt this round.", 1, **k),
+    ngettext("%(name)s cannot have more than %(num)s card left: %(num)s was dealt this round.", "%(name)s cannot have more than %(num)s cards left: %(num)s were dealt this round.", 2, **k)],
+  "ranks": [
+    ngettext("The decks hold only %(num)s card of each rank, and the %(name)s card is entered already.", "The decks hold only %(num)s cards of each rank, and all the %(name)s cards are entered already.", 1, **k),
+    ngettext("The decks hold only %(num)s card of each rank, and the %(name)s card is entered already.", "The decks hold only %(num)s cards of each rank, and all the %(name)s cards are entered already.", 2, **k)],
   "kept": _("Round %(round)s is kept on this phone and will be sent when the connection is back", **k),
   "unkept": _("Round %(round)s is not saved, and this phone could not keep it: every tap is still here. Try again when the connection is back.", **k),
   "unsent": _("not sent yet"),

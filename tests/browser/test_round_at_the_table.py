@@ -328,3 +328,57 @@ def test_in_german_the_round_entrys_words_come_with_it_in_german(phone, live_ser
     )
     assert [src.split("/static/")[1] for src in fetched] == ["words-de.js"]
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_taps_made_before_the_entry_script_arrives_are_not_lost(phone, live_server):
+    """On a slow network the card picker (round-entry.js) comes a second after the first
+    touch: the taps made meanwhile wait for it and then count, none posted, none lost."""
+    held, posted = [], []
+    phone.route("**/round-entry.js*", lambda route: held.append(route))
+    phone.on(
+        "request", lambda request: posted.append(request.url) if request.method == "POST" else None
+    )
+    open_game(phone, live_server.url)
+    page_url = phone.url
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen", "King")
+    tap(phone, "Cy", "Joker")
+    phone.wait_for_timeout(1000)
+    assert held, "the first touch did not ask for the entry script"
+    assert phone.evaluate("!window.crownkeeper.tap"), "the picker was there before the script"
+    expect(phone.get_by_label("Ben's points")).to_have_text("0")
+    for route in held:
+        route.continue_()
+
+    expect(phone.get_by_label("Ben's points")).to_have_text("25")
+    expect(phone.get_by_label("Cy's points")).to_have_text("50")
+    expect(phone.get_by_label("Ann's points")).to_have_text("0")
+    for chip in ["remove Queen", "remove King", "remove Joker"]:
+        expect(phone.get_by_role("button", name=chip)).to_be_visible()
+    assert phone.url == page_url and not posted, "a tap was posted instead of played"
+    # The picker is in: a tap now counts at once, a chip tapped takes its card off.
+    tap(phone, "Cy", "Five")
+    expect(phone.get_by_label("Cy's points")).to_have_text("55")
+    phone.get_by_role("button", name="remove Queen").click()
+    expect(phone.get_by_label("Ben's points")).to_have_text("13")
+    phone.get_by_role("button", name="Save round 1").click()
+    expect_saved(phone, 1, "Fours")
+
+
+def test_a_save_tapped_before_the_entry_script_arrives_saves_every_tap(phone, live_server):
+    held = []
+    phone.route("**/round-entry.js*", lambda route: held.append(route))
+    open_game(phone, live_server.url)
+    phone.get_by_label("Ann went out").check()
+    tap(phone, "Ben", "Queen", "King")
+    tap(phone, "Cy", "Joker")
+    phone.get_by_role("button", name="Save round 1").click()
+    phone.wait_for_timeout(1000)
+    expect(phone.get_by_role("heading", name="Enter round 1")).to_be_visible()
+    for route in held:
+        route.continue_()
+
+    expect_saved(phone, 1, "Fours")
+    expect_total(phone, "Ben", 25)
+    expect_total(phone, "Cy", 50)
+    expect_total(phone, "Ann", 0)

@@ -109,7 +109,8 @@ def test_the_wheel_in_a_fresh_virtualenv_serves_from_any_folder(tmp_path: Path) 
         # The service worker's cache name: the same build, installed or from the source tree.
         config = worker_config(base)
         assert config["version"] == installable.build_version()
-        assert config["static"] == list(installable.static_files())
+        # (and the later scripts' words, in the worker's language: English here)
+        assert config["static"] == [*installable.static_files(), "words-en.js"]
         status, _, body = fetch(f"{base}/api/games", {"players": ["Ann", "Bob"]})
         assert status == 201, body  # the migrations made the tables
 
