@@ -51,6 +51,7 @@
       chip.className = look.className;
       chip.textContent = look.text;
       chip.setAttribute("aria-label", word("rm", { card: look.name }));
+      if (/\bwild\b/.test(look.className)) chip.dataset.wild = word("wild");
       container.append(chip);
     });
     container.scrollLeft = container.scrollWidth;  // the newest chip in view

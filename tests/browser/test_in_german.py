@@ -104,3 +104,18 @@ def test_nothing_serious_for_axe_in_german(german, live_server, axe_source):  # 
         german.goto(base + path)
         seen[path] = problems(german, axe_source)
     assert seen == {path: [] for path in seen}
+
+
+def test_the_wild_card_says_wild_in_the_pages_language(phone, live_server):
+    # The small word on the wild key and on its chip is the page's, not CSS's English.
+    base = live_server.url
+    game = phone.request.post(base + "/api/games", data={"players": ["Ann", "Ben"]}).json()
+    phone.goto(f"{base}/g/{game['code']}?lang=fr")
+    keypad = phone.get_by_role("group", name="Ajouter une carte à la main de Ben")
+    wild_key = keypad.locator(".key.wild:not(.joker)")
+    after = "(el) => getComputedStyle(el, '::after').content"
+    assert wild_key.evaluate(after).startswith('"frime"')
+    wild_key.click()
+    chip = phone.locator("#main .chips .chip.wild").first
+    expect(chip).to_be_visible()
+    assert chip.evaluate("(el) => getComputedStyle(el, '::before').content").startswith('"frime')
