@@ -91,6 +91,8 @@ templates.env.globals.update(
     suit_grid=suit_grid,
     url_for=url_path,
     language=i18n.language,
+    pct=lambda value: "–" if value is None else i18n.format_percent(value),
+    num=lambda value, digits=1: "–" if value is None else i18n.format_number(value, digits),
     language_links=language_links,
     LANGUAGES=i18n.LANGUAGES,
     plural_rule=i18n.plural_rule,
