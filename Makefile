@@ -133,9 +133,10 @@ mutation: $(VENV)/.installed-mutation
 	$(WITH_POSTGRES) $(BIN)/python scripts/mutation.py $(PACKAGES)
 
 # --- the static files' Brotli (.br) and gzip (.gz) copies, which the server sends in their
-# place. An install writes them (the build backend, backend/precompress.py); this writes
-# them again after a change to static/. Without them, or stale, the server compresses as
-# it sends. ---
+# place, and the languages' compiled catalogues (.mo). An install writes them (the build
+# backend, backend/precompress.py); this writes them again after a change to static/ or to a
+# catalogue. Without them, or stale, the server compresses as it sends and compiles the
+# catalogues itself. ---
 
 static: $(VENV)/.installed-run
 	$(BIN)/python backend/precompress.py
@@ -187,6 +188,7 @@ i18n: $(VENV)/.installed-test
 			--init-missing --ignore-obsolete --no-wrap || exit 1; \
 		sed -i '/^"POT-Creation-Date: /d' app/locale/$$lang/LC_MESSAGES/messages.po; \
 	done
+	$(BIN)/python backend/precompress.py
 
 # --- tidy: install stamps and caches; keeps .venv itself and data/ ---
 

@@ -116,12 +116,17 @@ def using(code: str) -> Iterator[None]:
 
 @functools.cache
 def translations(code: str) -> gettext_module.NullTranslations:
-    """The catalogue of language code, compiled from its .po file the first time it is asked
-    for (English, the language the strings are written in, needs none). Messages marked
-    fuzzy or missing fall back to English."""
+    """The catalogue of language code, the first time it is asked for: its messages.mo as
+    compiled at install (backend/precompress.py, `make static`), or, when that is missing or
+    older than the .po, the .po compiled here (English, the language the strings are written
+    in, needs none). Messages marked fuzzy or missing fall back to English."""
     path = LOCALE_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.po"
     if code == DEFAULT or not path.exists():
         return gettext_module.NullTranslations()
+    compiled_at_install = path.with_suffix(".mo")
+    if compiled_at_install.exists() and compiled_at_install.stat().st_mtime >= path.stat().st_mtime:
+        with compiled_at_install.open("rb") as mo:
+            return gettext_module.GNUTranslations(mo)
     with path.open("rb") as po:
         catalog = read_po(po, locale=code, domain=DOMAIN)
     compiled = io.BytesIO()

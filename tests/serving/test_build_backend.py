@@ -42,3 +42,36 @@ def test_copies_hold_the_files_bytes_and_follow_changes(tmp_path):
     script.unlink()
     write_copies(tmp_path)
     assert not list(tmp_path.rglob("*.br")) and not list(tmp_path.rglob("*.gz"))
+
+
+def test_the_languages_catalogues_are_compiled_at_install(tmp_path, monkeypatch):
+    import gettext
+    import shutil
+
+    from app import i18n
+
+    folder = tmp_path / "locale"
+    shutil.copytree(ROOT / "app" / "locale", folder, ignore=shutil.ignore_patterns("*.mo"))
+    written = build_backend().compile_catalogues(folder)
+    assert sorted(p.parent.parent.name for p in written) == ["de", "es", "fr", "nl"]
+    with (folder / "de" / "LC_MESSAGES" / "messages.mo").open("rb") as mo:
+        assert gettext.GNUTranslations(mo).gettext("Language") == "Sprache"
+    # The server loads what the install compiled; a .po changed since is compiled again.
+    monkeypatch.setattr(i18n, "LOCALE_DIR", folder)
+    i18n.translations.cache_clear()
+    try:
+        assert i18n.translations("de").gettext("Language") == "Sprache"
+        po = folder / "de" / "LC_MESSAGES" / "messages.po"
+        po.write_text(
+            po.read_text(encoding="utf-8").replace('msgstr "Sprache"', 'msgstr "Sprachwahl"'),
+            encoding="utf-8",
+        )
+        mo = po.with_suffix(".mo")
+        stale = po.stat().st_mtime - 60
+        import os
+
+        os.utime(mo, (stale, stale))
+        i18n.translations.cache_clear()
+        assert i18n.translations("de").gettext("Language") == "Sprachwahl"
+    finally:
+        i18n.translations.cache_clear()
