@@ -49,6 +49,9 @@ LONGEST_HEADER = 1000
 LONGEST_TAG = 35
 """A language tag longer than this is no language (BCP 47's longest useful tags are shorter)."""
 
+INSTALL_SLACK_S = 5
+"""How much older than its .po a .mo may be and still count as compiled from it."""
+
 _language: ContextVar[str] = ContextVar("language", default=DEFAULT)
 _chosen: ContextVar[bool] = ContextVar("language_chosen", default=False)
 
@@ -124,7 +127,10 @@ def translations(code: str) -> gettext_module.NullTranslations:
     if code == DEFAULT or not path.exists():
         return gettext_module.NullTranslations()
     compiled_at_install = path.with_suffix(".mo")
-    if compiled_at_install.exists() and compiled_at_install.stat().st_mtime >= path.stat().st_mtime:
+    # (An install writes both within moments, in either order: a .mo is stale once its .po
+    # was changed later than that.)
+    fresh = path.stat().st_mtime - INSTALL_SLACK_S
+    if compiled_at_install.exists() and compiled_at_install.stat().st_mtime >= fresh:
         with compiled_at_install.open("rb") as mo:
             return gettext_module.GNUTranslations(mo)
     with path.open("rb") as po:
