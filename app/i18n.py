@@ -104,7 +104,7 @@ def chosen() -> bool:
 def prefer(table_language: str | None) -> None:
     """A table's pages are in the table's language unless the reader chose their own."""
     if table_language in LANGUAGES and not _chosen.get():
-        _language.set(table_language)  # type: ignore[arg-type]
+        _language.set(str(table_language))
 
 
 @contextmanager
@@ -174,7 +174,7 @@ class Lazy(str):
         return _(str.__str__(self))
 
     def __mod__(self, values: Any) -> str:
-        return str(self) % values
+        return str(str(self) % values)
 
 
 def lazy(message: str) -> Lazy:
@@ -238,13 +238,13 @@ def format_time(value: datetime, form: str = "short") -> str:
 def format_number(value: float | int, digits: int | None = None) -> str:
     """1,234.5 in English, 1.234,5 in German..."""
     code = _language.get()
-    return _number_pattern(code, digits, False).apply(value, _locale_of(code))
+    return str(_number_pattern(code, digits, False).apply(value, _locale_of(code)))
 
 
 def format_percent(value: float, digits: int = 0) -> str:
     """0.25 as '25%' in English, '25 %' in German and French."""
     code = _language.get()
-    return _number_pattern(code, digits, True).apply(value, _locale_of(code))
+    return str(_number_pattern(code, digits, True).apply(value, _locale_of(code)))
 
 
 def plural_rule() -> str:

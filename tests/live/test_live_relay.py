@@ -165,11 +165,14 @@ def test_the_sender_skips_its_own_notice_with_or_without_pages_and_keeps_nothing
 
     async def scenario():
         here = await started(relay_for(engine))
+        page = here.broker.subscribe(game.watch_code)
         state = await asyncio.to_thread(save, engine, game, 1)
         await asyncio.to_thread(here.publish, game.watch_code, state)
-        page = here.broker.subscribe(game.watch_code)  # opened just after the save
-        here._on_notice(encode(state))  # its own notice, come back after the page opened
-        await asyncio.sleep(0.5)  # (and the real one, before or after)
+        shown = await asyncio.wait_for(page.next_state(), 10)  # at once, from the save
+        assert shown == state
+        here._on_notice(encode(state))  # its own notice, come back (the real one too)
+        await asyncio.sleep(0.5)
+        # Neither is shown again, read or taken from the notice.
         assert (here.loads, here.carried) == (0, 0) and not page.states
         here.broker.unsubscribe(page)
         newer = await asyncio.to_thread(save, engine, game, 2)
