@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Vendor htmx 4 (core + SSE extension + license) into static/vendor/.
+# Vendor htmx 4 (core + license) into static/vendor/. Live updates are read by static/app.js,
+# not by htmx's SSE extension (docs/BENCHMARKS.md, issue 30).
 # Rerunnable: fetches the pinned package with `npm pack` and overwrites the files.
 # Usage: scripts/vendor-htmx.sh   (called by `make vendor`)
 set -euo pipefail
@@ -39,16 +40,14 @@ pick() {
   fi
 }
 CORE_SRC="$(pick "${PKG}/dist/htmx")"
-SSE_SRC="$(pick "${PKG}/dist/ext/hx-sse")"
 LICENSE_SRC="${PKG}/LICENSE"
 [[ -f "${LICENSE_SRC}" ]] || { echo "error: LICENSE missing from package" >&2; exit 1; }
 
 mkdir -p "${DEST}"
 install -m 0644 "${CORE_SRC}"    "${DEST}/htmx-${HTMX_VERSION}.min.js"
-install -m 0644 "${SSE_SRC}"     "${DEST}/hx-sse-${HTMX_VERSION}.min.js"
 install -m 0644 "${LICENSE_SRC}" "${DEST}/htmx-LICENSE"
 
 echo "Vendored htmx ${HTMX_VERSION} into ${DEST}:"
-for f in "htmx-${HTMX_VERSION}.min.js" "hx-sse-${HTMX_VERSION}.min.js" "htmx-LICENSE"; do
+for f in "htmx-${HTMX_VERSION}.min.js" "htmx-LICENSE"; do
   printf '  %-28s %7s bytes\n' "${f}" "$(wc -c < "${DEST}/${f}" | tr -d ' ')"
 done

@@ -1,11 +1,8 @@
-// Crownkeeper's small script: what a page needs before its first touch (live status, sharing,
-// the screen kept on, rounds kept offline). The round entry's card picker is in round-entry.js,
-// fetched when the entry is first touched. Pages work without either.
+// What a page needs before its first touch; later scripts come when used (docs/DEVELOPING.md).
 (function () {
   "use strict";
 
-  // The page's words in its language (templates/_words.html), then words-{lang}.js's: word("saved", {round: 3})
-  // fills %(round)s; words("jokers", n) takes the form for n by the language's plural rule.
+  // The page's words (templates/_words.html), then words-{lang}.js's; %(name)s filled.
   var WORDS;
   function wordOf(key) {
     if (!WORDS) try { WORDS = JSON.parse(document.getElementById("words").textContent); } catch (error) { WORDS = {}; }
@@ -76,9 +73,7 @@
     if (element) element.textContent = message;
   }
 
-  // The round entry's card picker (the keypads' taps, chips, totals, the decks' limits) is in
-  // round-entry.js, fetched when the entry is first touched. A tap that comes before it is
-  // kept, and the picker plays it when it arrives: nothing tapped is lost, nothing posted.
+  // Taps before round-entry.js arrives wait for it, and it plays them.
   var waiting = [];
   var waitForPicker = function(event, target) {
     if (window.crownkeeper.tap || !target) return;
@@ -89,7 +84,7 @@
   };
   document.addEventListener("click", function (event) {
     var button = event.target.closest("form.entry button[name=add], form.entry button[name=remove]");
-    // A save (or any other way the form is sent) while taps wait: it waits behind them.
+    // A save while taps wait waits behind them.
     if (!button && waiting.length) button = event.target.closest("form.entry button:not([type=button])");
     waitForPicker(event, button);
   });
@@ -97,7 +92,7 @@
     var input = event.target;
     if (input.closest("form.entry") && (input.name === "went_out" || input.name.indexOf("zero_") === 0)) waitForPicker(event, input);
   });
-  // The script could not come (the connection dropped first): taps post, as without it.
+  // The script could not come: taps post, as without it.
   document.addEventListener("error", function (event) {
     if (/round-entry\.js/.test(event.target.src)) waitForPicker = function () {};
   }, true);
@@ -117,16 +112,13 @@
   document.addEventListener("DOMContentLoaded", showSpeech);
   document.addEventListener("htmx:after:swap", showSpeech);
 
-  // Live updates: show when the stream is down, and retry a first connection that failed
-  // (htmx retries dropped streams itself, but not one that never opened).
-  // Each state's words are under its own name in the page's words (open, reconnecting...).
+  // Live updates: server-sent events of htmx partials, read here (docs/DEVELOPING.md).
   var offlineSince = null, offlineText = "";
   function liveState(element, state) {
-    if (!element || !element.matches || !element.matches(".live")) return;
     var text = element.querySelector(".live-text");
     // Offline is offline, whatever a stream seems to do.
     if ((state === "reconnecting" || state === "open") && !navigator.onLine) {
-      // Cut off: say since when, and which round the page shows, until the stream is back.
+      // Say since when, and the round shown.
       offlineSince = offlineSince || new Date();
       var round = document.querySelector(".status[data-round]");
       state = "offline";
@@ -136,42 +128,76 @@
     element.dataset.sse = state;
     if (text) text.textContent = state === "offline" ? offlineText : word(state);
   }
-  window.addEventListener("offline", function () { liveState(document.getElementById("live"), "reconnecting"); });
-  document.addEventListener("htmx:sse:before:connection", function (event) {
-    if (event.target.dataset && event.target.dataset.polling) return;
-    if (event.detail.connection && event.detail.connection.attempt > 0) liveState(event.target, "reconnecting");
-  });
-  document.addEventListener("htmx:sse:after:connection", function (event) {
-    if (event.target.dataset) delete event.target.dataset.polling;
-    liveState(event.target, "open");
-  });
-  document.addEventListener("htmx:sse:error", function (event) {
-    if (event.detail && event.detail.status === 503) pollLive(event.target);
-    else if (!event.target.dataset || !event.target.dataset.polling) liveState(event.target, "reconnecting");
-  });
-  document.addEventListener("htmx:sse:close", function (event) {
-    if (event.detail && event.detail.reason === "ended") liveState(event.target, "closed");
-  });
-  function retryLive(event) {
-    var element = event.target;
-    if (!element.matches || !element.matches(".live")) return;
-    var detail = event.detail || {};
-    var response = detail.response || (detail.ctx && detail.ctx.response);
-    var status = response ? response.status : 0;
-    if (status === 410) { window.location.reload(); return; }  // the link was replaced: its page says so
-    if (status === 404 || status === 403) { liveState(element, "closed"); return; }
-    if (status === 503) { pollLive(element); return; }
-    liveState(element, "reconnecting");
-    setTimeout(function () { if (element.isConnected) window.htmx.process(element, true); }, 2000);
+  var stream = {};  // the element followed, and what stops its stream
+  function follow(element, attempt) {
+    if (stream.stop) stream.stop.abort();
+    var stop = new AbortController();
+    stream = { element: element, stop: stop };
+    fetch(element.dataset.events, { headers: { Accept: "text/event-stream" }, signal: stop.signal }).then(function (response) {
+      var status = response.status;
+      if (status === 410) return window.location.reload();  // the link was replaced: its page says so
+      if (status === 404 || status === 403) return liveState(element, "closed");
+      if (status === 503) return pollLive(element);
+      if (!response.ok) throw status;
+      delete element.dataset.polling;
+      attempt = 0;
+      liveState(element, "open");
+      var reader = response.body.getReader(), decoder = new TextDecoder(), text = "";
+      return (function read() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) throw "ended";
+          var events = (text += decoder.decode(chunk.value, { stream: true })).split(/\r?\n\r?\n/);
+          text = events.pop();
+          return events.reduce(function (shown, event) {
+            return shown.then(function () { return element.isConnected && showEvent(element, event); });
+          }, Promise.resolve()).then(read);
+        });
+      })();
+    }).catch(function () {
+      if (stop.signal.aborted || !element.isConnected || element.dataset.polling) return;
+      liveState(element, "reconnecting");
+      setTimeout(function () {
+        if (stream.stop === stop) follow(element, attempt + 1);
+      }, Math.min(500 * Math.pow(2, attempt), 8000) * (0.7 + 0.6 * Math.random()));
+    });
   }
-  // The server had no room for this page's stream: fetch the live regions every 15 s instead.
+  // One event: its id (the game's version) and data, swapped by htmx.
+  function showEvent(element, event) {
+    var data = [], id = "";
+    event.split(/\r?\n/).forEach(function (line) {
+      var field = /^(data|id):? ?(.*)$/.exec(line);
+      if (field && field[1] === "id") id = field[2];
+      else if (field) data.push(field[2]);
+    });
+    return data.length && swapLive(element, data.join("\n")).then(function () {
+      element.dispatchEvent(new CustomEvent("crownkeeper:live", { bubbles: true, detail: { id: id } }));
+    });
+  }
+  function swapLive(element, html) {
+    return window.htmx.swap({ sourceElement: element, target: element, text: html, swap: "innerHTML" });
+  }
+  function followLive() {
+    var live = document.getElementById("live");
+    if (live && live.dataset.events && live !== stream.element && !document.hidden) follow(live, 0);
+  }
+  document.addEventListener("DOMContentLoaded", followLive);
+  document.addEventListener("htmx:after:swap", followLive);
+  document.addEventListener("visibilitychange", function () {
+    if (!document.hidden) followLive();
+    else if (stream.stop && !stream.element.dataset.polling) { stream.stop.abort(); stream = {}; }
+  });
+  window.addEventListener("offline", function () {
+    var live = document.getElementById("live");
+    if (live) liveState(live, "reconnecting");
+  });
+  // No room for a stream (503): the regions every 15 s, the stream tried again each time.
   function pollLive(element) {
     liveState(element, "polling");
-    if (element.dataset.polling) return;
+    if (element.dataset.polling) return catchUp(element);
     element.dataset.polling = "1";
     var timer = setInterval(function () {
-      if (!element.isConnected || !element.dataset.polling) { clearInterval(timer); return; }
-      catchUp(element);
+      if (element.isConnected && element.dataset.polling) follow(element, 0);
+      else clearInterval(timer);
     }, 15000);
   }
   function catchUp(element) {
@@ -179,23 +205,15 @@
       if (response.status === 410) window.location.reload();  // the link was replaced
       return response.ok ? response.text() : "";
     }).then(function (html) {
-      var parsed = document.createElement("template");
-      parsed.innerHTML = html;
-      parsed.content.querySelectorAll("hx-partial").forEach(function (part) {
-        var target = document.querySelector(part.getAttribute("hx-target"));
-        if (target) { target.innerHTML = part.innerHTML; window.htmx.process(target); }
-      });
-      return html;
+      return html && swapLive(element, html).then(function () { return html; });
     });
   }
-  // Back online: catch up with everything saved meanwhile at once (the stream follows).
+  // Back online: catch up at once.
   window.addEventListener("online", function () {
     var live = document.getElementById("live");
     if (!live || live.dataset.sse !== "offline") return;
     catchUp(live).then(function (html) { if (html) liveState(live, "open"); }).catch(function () {});
   });
-  document.addEventListener("htmx:response:error", retryLive);
-  document.addEventListener("htmx:error", retryLive);
 
   // Copy a link: the clipboard API needs HTTPS or localhost; elsewhere select the text.
   document.addEventListener("click", function (event) {
@@ -258,9 +276,7 @@
   document.addEventListener("DOMContentLoaded", updateWake);
   document.addEventListener("htmx:after:swap", updateWake);
 
-  // The hand picker (the hand checker's page, and whole-hand mode) is in picker.js, its look
-  // in hand.css: /hand loads them, and round entry fetches both on the first tap of a
-  // whole-hand button, opening the dialog once both are in.
+  // Whole-hand mode: picker.js and hand.css come on the first tap, then the dialog opens.
   document.addEventListener("click", function (event) {
     var open = event.target.closest(".whole-hand-open");
     if (!open || window.crownkeeper.picker) return;
@@ -280,8 +296,7 @@
   document.addEventListener("DOMContentLoaded", showWholeHand);
   document.addEventListener("htmx:after:swap", showWholeHand);
 
-  // Round entry: drafts, saving and other phones' saves are in round-entry.js. It is fetched
-  // when the entry is first touched or has something to show, so the game page stays light.
+  // round-entry.js comes when the entry is first touched or has something to show.
   var roundEntryScript;
   function loadRoundEntry() {
     if (roundEntryScript) return;
@@ -340,9 +355,7 @@
   }
   document.addEventListener("htmx:after:swap", handLinkRound);
 
-  // Rounds kept on the phone when a save cannot get through (kept-rounds.js): fetched when a
-  // save fails (from the service worker's copy when offline), or once the page is shown when
-  // this game has rounds kept. The service worker registers then too.
+  // kept-rounds.js comes when a save fails, or on load when this game has rounds kept.
   function withKept(then, otherwise) {
     if (window.crownkeeperKept) { then(window.crownkeeperKept); return; }
     addScript("kept-rounds", function () { then(window.crownkeeperKept); }, otherwise);
@@ -354,9 +367,7 @@
     var game = document.querySelector("#game[data-code]");
     var kept;
     try { kept = game && window.localStorage.getItem("crownkeeper-kept:" + game.dataset.code); } catch (error) { kept = null; }
-    // Without a service worker (plain HTTP), nothing could fetch the script during a drop:
-    // it comes now, so a round saved then is still kept while the page stays open. A page
-    // the worker controls gets it from the worker's cache: it renews the worker's copy.
+    // Without a service worker (plain HTTP) it comes now, as none could fetch it in a drop.
     var worker = navigator.serviceWorker;
     if (game && (worker ? worker.controller || kept : document.querySelector("form.entry"))) withKept(function () {});
   });

@@ -139,10 +139,10 @@
   // Every live update the page shows: it is no longer the copy shown offline (that line
   // goes), and the service worker renews its copy of the page to the version now shown
   // (templates/sw.js). A page the worker controls loads this script at once for this.
-  document.addEventListener("htmx:sse:after:message", function (event) {
+  document.addEventListener("crownkeeper:live", function (event) {
     document.querySelectorAll(".offline-copy").forEach(function (line) { line.remove(); });
     var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
-    if (worker) worker.postMessage({ renew: event.detail.message.id });
+    if (worker) worker.postMessage({ renew: event.detail.id });
   });
   var RETRY_MS = 15000;
   var pending = [];  // this game's kept rounds, as last read

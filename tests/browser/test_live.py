@@ -118,3 +118,101 @@ def test_a_watcher_reconnects_after_a_restart_and_catches_up(browser, database_u
         expect_live(watcher)
     finally:
         server.stop()
+
+
+def streams_opened(page):
+    """The live streams this page has asked for so far (a list that grows)."""
+    opened = []
+    page.on("request", lambda r: opened.append(r) if r.url.endswith("/events") else None)
+    return opened
+
+
+def set_hidden(page, hidden):
+    """The phone's screen turned off or another app in front (hidden), or back (shown)."""
+    page.evaluate(
+        """hidden => {
+            Object.defineProperty(document, "hidden", {configurable: true, get: () => hidden});
+            Object.defineProperty(document, "visibilityState",
+                {configurable: true, get: () => hidden ? "hidden" : "visible"});
+            document.dispatchEvent(new Event("visibilitychange"));
+        }""",
+        hidden,
+    )
+
+
+def test_a_hidden_page_lets_its_stream_go_and_catches_up_when_shown(browser, live_server):
+    api = browser.new_context().request
+    game = api.post(live_server.url + "/api/games", data={"players": ["Ann", "Ben"]}).json()
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
+    watcher = context.new_page()
+    watcher.set_default_timeout(5000)
+    opened = streams_opened(watcher)
+    watcher.goto(f"{live_server.url}/g/{game['watch_code']}")
+    expect_live(watcher)
+    assert len(opened) == 1
+    set_hidden(watcher, True)
+    # The stream is let go (a phone in a pocket holds no connection to the server) ...
+    results = [{"went_out": True}, {"points": 13}]  # round 1 keeps 3 cards: 13 at least
+    assert api.put(
+        f"{live_server.url}/api/games/{game['code']}/rounds/1", data={"results": results}
+    ).ok
+    watcher.wait_for_timeout(1000)
+    expect(watcher.get_by_text("Round 1 of 11")).to_be_visible()  # ... so nothing came
+    # Shown again: a new stream, which starts with the game as it is now.
+    set_hidden(watcher, False)
+    expect(watcher.get_by_text("Round 2 of 11")).to_be_visible()
+    expect_total(watcher, "Ben", 13)
+    expect_live(watcher)
+    assert len(opened) == 2
+    context.close()
+
+
+def test_a_stream_refused_for_a_game_gone_says_the_page_is_not_live(browser, live_server):
+    api = browser.new_context().request
+    game = api.post(live_server.url + "/api/games", data={"players": ["Ann", "Ben"]}).json()
+    context = browser.new_context(viewport=PHONE)
+    watcher = context.new_page()
+    watcher.set_default_timeout(5000)
+    # What the server answers a stream once the game is gone.
+    watcher.route("**/events", lambda route: route.fulfill(status=404, body="Not found"))
+    watcher.goto(f"{live_server.url}/g/{game['watch_code']}")
+    expect(
+        watcher.get_by_role("status").filter(has_text="Not live: reload the page")
+    ).to_be_visible()
+    context.close()
+
+
+def test_a_stream_that_fails_to_open_is_tried_again_and_brings_the_news(browser, live_server):
+    api = browser.new_context().request
+    game = api.post(live_server.url + "/api/games", data={"players": ["Ann", "Ben"]}).json()
+    context = browser.new_context(viewport=PHONE)
+    watcher = context.new_page()
+    watcher.set_default_timeout(5000)
+    failures = []
+
+    def fail_twice(route):
+        if len(failures) < 2:
+            failures.append(route.request.url)
+            route.fulfill(status=502, body="Bad gateway")  # a proxy between, restarting
+        else:
+            route.continue_()
+
+    watcher.route("**/events", fail_twice)
+    results = [{"went_out": True}, {"points": 13}]  # round 1 keeps 3 cards: 13 at least
+    assert api.put(
+        f"{live_server.url}/api/games/{game['code']}/rounds/1", data={"results": results}
+    ).ok
+    watcher.goto(f"{live_server.url}/g/{game['watch_code']}")
+    watcher.evaluate("document.body.dataset.marker = 'first load'")
+    expect(watcher.get_by_text("Round 2 of 11")).to_be_visible()
+    assert api.put(
+        f"{live_server.url}/api/games/{game['code']}/rounds/2",
+        data={"results": [{"went_out": True}, {"points": 25}]},
+    ).ok
+    expect(watcher.get_by_text("Round 3 of 11")).to_be_visible()
+    expect_total(watcher, "Ben", 38)
+    expect_live(watcher)
+    assert len(failures) == 2
+    # The same page all along: caught up by its stream, not by a reload.
+    assert watcher.evaluate("document.body.dataset.marker") == "first load"
+    context.close()

@@ -16,7 +16,7 @@ def test_game_page_with_everything_it_loads_is_within_the_budget(phone, live_ser
     save_rounds(phone.request, live_server.url, code)
     weights, outside = game_page_weight(phone, f"{live_server.url}/g/{code}")
     loaded = {url.rsplit("/", 1)[-1]: encoding for url, _, _, _, encoding in weights}
-    assert {"htmx-4.0.1.min.js", "hx-sse-4.0.1.min.js", "app.css", "app.js"} <= set(loaded)
+    assert {"htmx-4.0.1.min.js", "app.css", "app.js"} <= set(loaded)
     assert {loaded[name] for name in ("htmx-4.0.1.min.js", "app.css", "app.js")} == {"br"}
     total = sum(wire for _, _, _, wire, _ in weights)
     assert total < LIMIT_BYTES, weights

@@ -95,7 +95,7 @@ def test_counts_take_the_languages_form(browser, live_server, language, forms):
     try:
         game = new_game(phone, live_server.url)
         phone.goto(f"{live_server.url}/g/{game['watch_code']}?lang={language}")
-        phone.wait_for_function("window.crownkeeper && window.crownkeeper.words")
+        phone.wait_for_function("() => window.crownkeeper && window.crownkeeper.words")
         # The decks' limits are the round entry's words: they come with its script.
         phone.add_script_tag(url=f"{live_server.url}/static/words-{language}.js")
         said = phone.evaluate("[0, 1, 2].map(n => window.crownkeeper.words('jokers', n))")
