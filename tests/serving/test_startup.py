@@ -28,6 +28,7 @@ from app import lock
 from app.backup import write_backup
 from app.main import create_app
 from app.serve import CANNOT_START
+from tests.aio import run_scenario
 from tests.conftest import test_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -360,7 +361,7 @@ def test_a_refused_start_is_one_line_in_the_lifespan_failure(tmp_path):
         app = create_app(test_settings(f"sqlite:///{database}"))
         with pytest.raises(lock.DatabaseInUse), TestClient(app):
             pass
-        sent = anyio.run(run_lifespan, app)
+        sent = run_scenario(lambda: run_lifespan(app))
     finally:
         lock.release(held)
     assert sent[0]["type"] == "lifespan.startup.failed"
