@@ -4,6 +4,7 @@ from anywhere but the server: its first load, as it comes over the wire, within 
 import pytest
 
 from bench.page_weight import LIMIT_BYTES, game_page_weight, save_rounds
+from tests.browsers import PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -21,3 +22,16 @@ def test_game_page_with_everything_it_loads_is_within_the_budget(phone, live_ser
     total = sum(wire for _, _, _, wire, _ in weights)
     assert total < LIMIT_BYTES, weights
     assert outside == []
+
+
+def test_in_german_the_longest_words_the_first_load_is_within_the_budget_too(browser, live_server):
+    context = browser.new_context(viewport=PHONE, locale="de-DE")
+    page = context.new_page()
+    names = [f"Player {i}" for i in range(1, 8)]
+    code = page.request.post(live_server.url + "/api/games", data={"players": names}).json()["code"]
+    save_rounds(page.request, live_server.url, code)
+    weights, outside = game_page_weight(page, f"{live_server.url}/g/{code}")
+    assert page.locator("html").get_attribute("lang") == "de"
+    assert sum(wire for _, _, _, wire, _ in weights) < LIMIT_BYTES, weights
+    assert outside == []
+    context.close()
