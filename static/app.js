@@ -165,7 +165,7 @@
   function showEvent(element, event) {
     var data = [], id = "";
     event.split(/\r?\n/).forEach(function (line) {
-      var field = /^(data|id):? ?(.*)$/.exec(line);
+      var field = /^(data|id)(?::|$) ?(.*)$/.exec(line);
       if (field && field[1] === "id") id = field[2];
       else if (field) data.push(field[2]);
     });
