@@ -140,12 +140,17 @@ def set_hidden(page, hidden):
     )
 
 
-def test_a_hidden_page_lets_its_stream_go_and_catches_up_when_shown(browser, live_server):
+def game_to_watch(browser, live_server):
+    """A game of Ann and Ben made through the API, and a phone's page ready to watch it."""
     api = browser.new_context().request
     game = api.post(live_server.url + "/api/games", data={"players": ["Ann", "Ben"]}).json()
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
-    watcher = context.new_page()
+    watcher = browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True).new_page()
     watcher.set_default_timeout(5000)
+    return api, game, watcher
+
+
+def test_a_hidden_page_lets_its_stream_go_and_catches_up_when_shown(browser, live_server):
+    api, game, watcher = game_to_watch(browser, live_server)
     opened = streams_opened(watcher)
     watcher.goto(f"{live_server.url}/g/{game['watch_code']}")
     expect_live(watcher)
@@ -164,30 +169,22 @@ def test_a_hidden_page_lets_its_stream_go_and_catches_up_when_shown(browser, liv
     expect_total(watcher, "Ben", 13)
     expect_live(watcher)
     assert len(opened) == 2
-    context.close()
+    watcher.context.close()
 
 
 def test_a_stream_refused_for_a_game_gone_says_the_page_is_not_live(browser, live_server):
-    api = browser.new_context().request
-    game = api.post(live_server.url + "/api/games", data={"players": ["Ann", "Ben"]}).json()
-    context = browser.new_context(viewport=PHONE)
-    watcher = context.new_page()
-    watcher.set_default_timeout(5000)
+    api, game, watcher = game_to_watch(browser, live_server)
     # What the server answers a stream once the game is gone.
     watcher.route("**/events", lambda route: route.fulfill(status=404, body="Not found"))
     watcher.goto(f"{live_server.url}/g/{game['watch_code']}")
     expect(
         watcher.get_by_role("status").filter(has_text="Not live: reload the page")
     ).to_be_visible()
-    context.close()
+    watcher.context.close()
 
 
 def test_a_stream_that_fails_to_open_is_tried_again_and_brings_the_news(browser, live_server):
-    api = browser.new_context().request
-    game = api.post(live_server.url + "/api/games", data={"players": ["Ann", "Ben"]}).json()
-    context = browser.new_context(viewport=PHONE)
-    watcher = context.new_page()
-    watcher.set_default_timeout(5000)
+    api, game, watcher = game_to_watch(browser, live_server)
     failures = []
 
     def fail_twice(route):
@@ -215,4 +212,4 @@ def test_a_stream_that_fails_to_open_is_tried_again_and_brings_the_news(browser,
     assert len(failures) == 2
     # The same page all along: caught up by its stream, not by a reload.
     assert watcher.evaluate("document.body.dataset.marker") == "first load"
-    context.close()
+    watcher.context.close()
